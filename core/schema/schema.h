@@ -1,0 +1,86 @@
+// JSON Schema (draft 2020-12 and draft-07), compiled once, evaluated many
+// times.
+//
+// A Schema is compiled from an untrusted schema document into an immutable
+// program: $refs are resolved, patterns are compiled with RE2 (linear time;
+// a pattern RE2 cannot run is refused, never handed to a backtracking
+// engine), and $ref cycles that make no progress are refused at compile
+// time. Nothing is ever fetched from the network: a $ref to another document
+// resolves only against documents supplied in CompileOptions.
+//
+// Thread-safety: a compiled Schema is immutable; Validate may be called from
+// any number of threads at once.
+#ifndef TOOLGATE_CORE_SCHEMA_SCHEMA_H_
+#define TOOLGATE_CORE_SCHEMA_SCHEMA_H_
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/json/strict_json.h"
+
+namespace toolgate {
+namespace schema {
+
+enum class Dialect { kDraft7, kDraft2020_12 };
+
+struct CompileOptions {
+  // Dialect used when the schema declares no $schema. MCP specifies 2020-12.
+  Dialect default_dialect = Dialect::kDraft2020_12;
+  // When true, "format" is an assertion (date-time, date, time, email,
+  // hostname, ipv4, ipv6, uri, uuid, ...); otherwise an annotation.
+  bool format_assertion = false;
+  // Documents a $ref may reach, keyed by absolute URI ($id). Never fetched.
+  std::map<std::string, Json> documents;
+  // Optional last-resort resolver for absolute URIs not in `documents` (the
+  // CLI maps URL prefixes to directories with it). Must not do network I/O.
+  std::function<absl::StatusOr<Json>(absl::string_view uri)> resolver;
+  // Hostile-schema limits.
+  size_t max_schema_nodes = 100000;
+  int max_schema_depth = 128;
+};
+
+// One failed assertion, in terms a model can act on.
+struct SchemaViolation {
+  std::string instance_pointer;  // RFC 6901 pointer into the instance.
+  std::string schema_pointer;    // Keyword location, pointer into the schema.
+  std::string keyword;           // "type", "required", "enum", ...
+  std::string expected;          // e.g. "integer", "enum: low | high".
+  std::string received;          // Truncated rendering of the value found.
+  std::string message;           // One human sentence.
+};
+
+enum class ValidationMode {
+  kFirstError,  // Stop at the first failure.
+  kAllErrors,   // Collect failures, up to max_errors.
+};
+
+class Schema {
+ public:
+  // Compiles `schema`. Refusals are INVALID_ARGUMENT whose message names
+  // the JSON Pointer of the bad part of the schema.
+  static absl::StatusOr<std::shared_ptr<const Schema>> Compile(
+      const Json& schema, const CompileOptions& options = CompileOptions());
+
+  virtual ~Schema() = default;
+
+  // True when `instance` is valid. Allocates nothing on the valid path.
+  virtual bool IsValid(const Json& instance) const = 0;
+
+  // Validates and appends violations (at most `max_errors`) to `out`.
+  virtual bool Validate(const Json& instance, ValidationMode mode,
+                        size_t max_errors,
+                        std::vector<SchemaViolation>* out) const = 0;
+
+  virtual Dialect dialect() const = 0;
+};
+
+}  // namespace schema
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_SCHEMA_SCHEMA_H_
