@@ -1,0 +1,230 @@
+#include "core/manifest/manifest.h"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "core/manifest/manifest_fields.h"
+
+namespace toolgate {
+namespace {
+
+using manifest_internal::FieldReader;
+using manifest_internal::Refuse;
+
+absl::StatusOr<ManifestFormat> DetectFormat(const Json& doc) {
+  std::set<ManifestFormat> seen;
+  if (doc.is_array()) {
+    if (doc.empty()) return Refuse("", "empty tools array: format ambiguous");
+    for (const Json& t : doc) {
+      if (!t.is_object()) continue;
+      if (t.contains("function")) seen.insert(ManifestFormat::kOpenAI);
+      if (t.contains("input_schema")) seen.insert(ManifestFormat::kAnthropic);
+    }
+  } else if (doc.is_object()) {
+    if (doc.contains("toolgate")) seen.insert(ManifestFormat::kToolgate);
+    auto tools = doc.find("tools");
+    if (!doc.contains("toolgate") && tools != doc.end() && tools->is_array()) {
+      for (const Json& t : *tools) {
+        if (t.is_object() && t.contains("inputSchema")) {
+          seen.insert(ManifestFormat::kMcp);
+        }
+      }
+    }
+  }
+  if (seen.size() == 1) return *seen.begin();
+  if (seen.empty()) {
+    return Refuse("", "cannot detect the manifest format (expected an OpenAI "
+                      "or Anthropic tools array, an MCP tools/list result, "
+                      "or a toolgate manifest)");
+  }
+  return Refuse("", "manifest format is ambiguous: it mixes formats; name "
+                    "the format explicitly");
+}
+
+absl::Status ReadOpenAI(const Json& doc, Manifest* m) {
+  if (!doc.is_array()) return Refuse("", "an OpenAI manifest is a tools array");
+  for (size_t i = 0; i < doc.size(); ++i) {
+    FieldReader tool(doc[i], absl::StrCat("/", i), "");
+    std::string type;
+    if (auto s = tool.String("type", /*required=*/true, &type); !s.ok()) return s;
+    if (type != "function") {
+      return tool.Fail("/type", "type must be \"function\"");
+    }
+    const Json* fn = nullptr;
+    if (auto s = tool.Object("function", /*required=*/true, &fn); !s.ok()) return s;
+    FieldReader f(*fn, absl::StrCat("/", i, "/function"), "");
+    ToolSpec spec;
+    if (auto s = f.ToolName(&spec.name); !s.ok()) return s;
+    f.set_tool(spec.name);
+    if (auto s = f.String("description", false, &spec.description); !s.ok()) return s;
+    const Json* params = nullptr;
+    if (auto s = f.Schema("parameters", /*required=*/false, &params); !s.ok()) return s;
+    spec.input_schema_pointer = absl::StrCat("/", i, "/function/parameters");
+    if (params == nullptr) {
+      // OpenAI treats a missing parameters as "takes no arguments".
+      spec.input_schema = {{"type", "object"},
+                           {"properties", Json::object()},
+                           {"additionalProperties", false}};
+      m->warnings.push_back(absl::StrCat("tool \"", spec.name,
+                                         "\" has no parameters: it accepts "
+                                         "only an empty arguments object"));
+    } else {
+      spec.input_schema = *params;
+    }
+    m->tools.push_back(std::move(spec));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadAnthropic(const Json& doc, Manifest* m) {
+  if (!doc.is_array()) {
+    return Refuse("", "an Anthropic manifest is a tools array");
+  }
+  for (size_t i = 0; i < doc.size(); ++i) {
+    FieldReader t(doc[i], absl::StrCat("/", i), "");
+    ToolSpec spec;
+    if (auto s = t.ToolName(&spec.name); !s.ok()) return s;
+    t.set_tool(spec.name);
+    if (auto s = t.String("description", false, &spec.description); !s.ok()) return s;
+    const Json* schema = nullptr;
+    if (auto s = t.Schema("input_schema", true, &schema); !s.ok()) return s;
+    spec.input_schema = *schema;
+    spec.input_schema_pointer = absl::StrCat("/", i, "/input_schema");
+    m->tools.push_back(std::move(spec));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadMcp(const Json& doc, Manifest* m) {
+  FieldReader root(doc, "", "");
+  const Json* tools = nullptr;
+  if (auto s = root.Array("tools", true, &tools); !s.ok()) return s;
+  for (size_t i = 0; i < tools->size(); ++i) {
+    FieldReader t((*tools)[i], absl::StrCat("/tools/", i), "");
+    ToolSpec spec;
+    if (auto s = t.ToolName(&spec.name); !s.ok()) return s;
+    t.set_tool(spec.name);
+    if (auto s = t.String("description", false, &spec.description); !s.ok()) return s;
+    const Json* in = nullptr;
+    if (auto s = t.Schema("inputSchema", true, &in); !s.ok()) return s;
+    spec.input_schema = *in;
+    spec.input_schema_pointer = absl::StrCat("/tools/", i, "/inputSchema");
+    spec.output_schema_pointer = absl::StrCat("/tools/", i, "/outputSchema");
+    const Json* out = nullptr;
+    if (auto s = t.Schema("outputSchema", false, &out); !s.ok()) return s;
+    if (out != nullptr) spec.output_schema = *out;
+    const Json* ann = nullptr;
+    if (auto s = t.Object("annotations", false, &ann); !s.ok()) return s;
+    spec.side_effect = manifest_internal::SideEffectFromMcp(ann);
+    m->tools.push_back(std::move(spec));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckNames(Manifest* m) {
+  std::sort(m->tools.begin(), m->tools.end(),
+            [](const ToolSpec& a, const ToolSpec& b) { return a.name < b.name; });
+  for (size_t i = 1; i < m->tools.size(); ++i) {
+    if (m->tools[i].name == m->tools[i - 1].name) {
+      return Refuse("", absl::StrCat("duplicate tool name \"",
+                                     m->tools[i].name, "\""));
+    }
+  }
+  if (m->tools.empty()) return Refuse("", "the manifest declares no tools");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Manifest> ParseManifest(absl::string_view manifest_json,
+                                       ManifestFormat format,
+                                       const JsonLimits& limits) {
+  absl::StatusOr<Json> doc = ParseStrictJson(manifest_json, limits);
+  if (!doc.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("manifest is not strict JSON: ", doc.status().message()));
+  }
+  if (format == ManifestFormat::kAuto) {
+    absl::StatusOr<ManifestFormat> detected = DetectFormat(*doc);
+    if (!detected.ok()) return detected.status();
+    format = *detected;
+  }
+  Manifest m;
+  m.format = format;
+  absl::Status s;
+  switch (format) {
+    case ManifestFormat::kOpenAI: s = ReadOpenAI(*doc, &m); break;
+    case ManifestFormat::kAnthropic: s = ReadAnthropic(*doc, &m); break;
+    case ManifestFormat::kMcp: s = ReadMcp(*doc, &m); break;
+    case ManifestFormat::kToolgate:
+      s = manifest_internal::ReadToolgate(*doc, &m);
+      break;
+    case ManifestFormat::kAuto: s = Refuse("", "format not detected"); break;
+  }
+  if (!s.ok()) return s;
+  if (s = CheckNames(&m); !s.ok()) return s;
+  return m;
+}
+
+Json ManifestToJson(const Manifest& m) {
+  Json tools = Json::array();
+  for (const ToolSpec& t : m.tools) {
+    Json j = {{"name", t.name},
+              {"description", t.description},
+              {"input_schema", t.input_schema},
+              {"side_effect", SideEffectName(t.side_effect)},
+              {"policy",
+               {{"format_assertion", t.policy.format_assertion},
+                {"requires_approval", t.policy.requires_approval}}}};
+    if (t.output_schema.has_value()) j["output_schema"] = *t.output_schema;
+    tools.push_back(std::move(j));
+  }
+  Json docs = Json::object();
+  for (const auto& [uri, doc] : m.documents) docs[uri] = doc;
+  return {{"toolgate", "v1"},
+          {"tools", std::move(tools)},
+          {"documents", std::move(docs)},
+          {"settings",
+           {{"max_consecutive_rejects", m.settings.max_consecutive_rejects},
+            {"kill_switch",
+             {{"threshold", m.settings.kill_switch_threshold},
+              {"window", m.settings.kill_switch_window}}}}}};
+}
+
+std::string ManifestId(const Manifest& manifest) {
+  const std::string canonical = CanonicalJson(ManifestToJson(manifest));
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(canonical.data(), canonical.size(), digest, &len, EVP_sha256(),
+             nullptr);
+  return absl::StrCat(
+      "sha256:", absl::BytesToHexString(absl::string_view(
+                     reinterpret_cast<const char*>(digest), len)));
+}
+
+absl::string_view ManifestFormatName(ManifestFormat format) {
+  switch (format) {
+    case ManifestFormat::kAuto: return "auto";
+    case ManifestFormat::kToolgate: return "toolgate";
+    case ManifestFormat::kOpenAI: return "openai";
+    case ManifestFormat::kAnthropic: return "anthropic";
+    case ManifestFormat::kMcp: return "mcp";
+  }
+  return "unknown";
+}
+
+absl::string_view SideEffectName(SideEffect effect) {
+  switch (effect) {
+    case SideEffect::kRead: return "read";
+    case SideEffect::kWrite: return "write";
+    case SideEffect::kDestructive: return "destructive";
+  }
+  return "write";
+}
+
+}  // namespace toolgate

@@ -1,0 +1,86 @@
+// Tool manifests: the four accepted formats, read into one model.
+//
+// A manifest arrives as an OpenAI tools array, Anthropic tools, an MCP
+// tools/list result, or toolgate's own format (which also carries per-tool
+// policy, extra schema documents and run settings). Whatever the input, it
+// is normalised into a Manifest whose canonical form (toolgate format,
+// tools sorted by name, keys sorted) is what a snapshot id hashes.
+//
+// Reading is strict: an unknown format, an ambiguous AUTO detection, a
+// missing schema, a duplicate tool name or a malformed field refuses the
+// whole manifest with INVALID_ARGUMENT; nothing is guessed.
+//
+// Thread-safety: pure functions over immutable values.
+#ifndef TOOLGATE_CORE_MANIFEST_MANIFEST_H_
+#define TOOLGATE_CORE_MANIFEST_MANIFEST_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/json/strict_json.h"
+
+namespace toolgate {
+
+enum class ManifestFormat { kAuto, kToolgate, kOpenAI, kAnthropic, kMcp };
+
+// What executing a tool can do to the world. Unknown counts as kWrite.
+enum class SideEffect { kRead, kWrite, kDestructive };
+
+absl::string_view ManifestFormatName(ManifestFormat format);
+absl::string_view SideEffectName(SideEffect effect);
+
+struct ToolPolicy {
+  // "format" keywords assert (date-time, email, ...) instead of annotating.
+  bool format_assertion = false;
+  // A valid call is NEEDS_APPROVAL rather than ALLOW.
+  bool requires_approval = false;
+};
+
+struct ToolSpec {
+  std::string name;
+  std::string description;
+  Json input_schema;                 // Object or boolean schema.
+  std::optional<Json> output_schema;
+  SideEffect side_effect = SideEffect::kWrite;
+  ToolPolicy policy;
+  // Where input_schema / output_schema sat in the submitted manifest, so
+  // compile errors can point into what the user wrote. Not hashed.
+  std::string input_schema_pointer;
+  std::string output_schema_pointer;
+};
+
+struct RunSettings {
+  // Consecutive rejects before a run's misformat breaker opens.
+  int max_consecutive_rejects = 5;
+  // Kill switch: `threshold` invalid outputs among the last `window`.
+  int kill_switch_threshold = 3;
+  int kill_switch_window = 10;
+};
+
+struct Manifest {
+  ManifestFormat format = ManifestFormat::kAuto;  // As detected.
+  std::vector<ToolSpec> tools;                     // Sorted by name.
+  // Extra schema documents a $ref may reach, by absolute URI.
+  std::map<std::string, Json> documents;
+  RunSettings settings;
+  std::vector<std::string> warnings;
+};
+
+// Reads `manifest_json` (already size-checked by the caller's limits).
+absl::StatusOr<Manifest> ParseManifest(absl::string_view manifest_json,
+                                       ManifestFormat format,
+                                       const JsonLimits& limits = JsonLimits());
+
+// The manifest in toolgate format, as a JSON value.
+Json ManifestToJson(const Manifest& manifest);
+
+// "sha256:" + hex SHA-256 of CanonicalJson(ManifestToJson(manifest)).
+std::string ManifestId(const Manifest& manifest);
+
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_MANIFEST_MANIFEST_H_

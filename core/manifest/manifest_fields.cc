@@ -1,0 +1,251 @@
+#include "core/manifest/manifest_fields.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace toolgate {
+namespace manifest_internal {
+
+absl::Status Refuse(absl::string_view pointer, absl::string_view message) {
+  return absl::InvalidArgumentError(
+      pointer.empty() ? absl::StrCat("manifest: ", message)
+                      : absl::StrCat("manifest at ", pointer, ": ", message));
+}
+
+absl::Status FieldReader::Fail(absl::string_view sub_pointer,
+                               absl::string_view message) const {
+  const std::string where = absl::StrCat(pointer_, sub_pointer);
+  if (tool_.empty()) return Refuse(where, message);
+  return Refuse(where, absl::StrCat("tool \"", tool_, "\": ", message));
+}
+
+absl::Status FieldReader::Find(absl::string_view key, bool required,
+                               const Json** out) const {
+  *out = nullptr;
+  if (!value_.is_object()) return Fail("", "expected an object");
+  auto it = value_.find(std::string(key));
+  if (it == value_.end()) {
+    if (required) {
+      return Fail("", absl::StrCat("missing required field \"", key, "\""));
+    }
+    return absl::OkStatus();
+  }
+  *out = &*it;
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::String(absl::string_view key, bool required,
+                                 std::string* out) {
+  const Json* v = nullptr;
+  if (auto s = Find(key, required, &v); !s.ok() || v == nullptr) return s;
+  if (!v->is_string()) {
+    return Fail(absl::StrCat("/", EscapePointerToken(key)),
+                absl::StrCat("\"", key, "\" must be a string"));
+  }
+  *out = v->get<std::string>();
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::Object(absl::string_view key, bool required,
+                                 const Json** out) {
+  if (auto s = Find(key, required, out); !s.ok() || *out == nullptr) return s;
+  if (!(*out)->is_object()) {
+    return Fail(absl::StrCat("/", EscapePointerToken(key)),
+                absl::StrCat("\"", key, "\" must be an object"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::Array(absl::string_view key, bool required,
+                                const Json** out) {
+  if (auto s = Find(key, required, out); !s.ok() || *out == nullptr) return s;
+  if (!(*out)->is_array()) {
+    return Fail(absl::StrCat("/", EscapePointerToken(key)),
+                absl::StrCat("\"", key, "\" must be an array"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::Schema(absl::string_view key, bool required,
+                                 const Json** out) {
+  if (auto s = Find(key, required, out); !s.ok() || *out == nullptr) return s;
+  if (!(*out)->is_object() && !(*out)->is_boolean()) {
+    return Fail(absl::StrCat("/", EscapePointerToken(key)),
+                absl::StrCat("\"", key,
+                             "\" must be a JSON Schema (object or boolean)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::Bool(absl::string_view key, bool* out) {
+  const Json* v = nullptr;
+  if (auto s = Find(key, false, &v); !s.ok() || v == nullptr) return s;
+  if (!v->is_boolean()) {
+    return Fail(absl::StrCat("/", EscapePointerToken(key)),
+                absl::StrCat("\"", key, "\" must be true or false"));
+  }
+  *out = v->get<bool>();
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::Int(absl::string_view key, int min, int max,
+                              int* out) {
+  const Json* v = nullptr;
+  if (auto s = Find(key, false, &v); !s.ok() || v == nullptr) return s;
+  if (!v->is_number_integer() || v->get<int64_t>() < min ||
+      v->get<int64_t>() > max) {
+    return Fail(absl::StrCat("/", EscapePointerToken(key)),
+                absl::StrCat("\"", key, "\" must be an integer from ", min,
+                             " to ", max));
+  }
+  *out = static_cast<int>(v->get<int64_t>());
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::ToolName(std::string* out) {
+  if (auto s = String("name", true, out); !s.ok()) return s;
+  const bool bad_byte = std::any_of(out->begin(), out->end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u <= 0x20 || u == 0x7f;
+  });
+  if (out->empty() || out->size() > 128 || bad_byte) {
+    return Fail("/name",
+                "tool name must be 1 to 128 bytes with no whitespace or "
+                "control characters");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FieldReader::OnlyKeys(
+    std::initializer_list<absl::string_view> allowed) {
+  if (!value_.is_object()) return Fail("", "expected an object");
+  for (const auto& [key, unused] : value_.items()) {
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      return Fail(absl::StrCat("/", EscapePointerToken(key)),
+                  absl::StrCat("unknown field \"", key, "\""));
+    }
+  }
+  return absl::OkStatus();
+}
+
+SideEffect SideEffectFromMcp(const Json* annotations) {
+  if (annotations == nullptr) return SideEffect::kWrite;
+  auto is_true = [&](const char* key) {
+    auto it = annotations->find(key);
+    return it != annotations->end() && it->is_boolean() && it->get<bool>();
+  };
+  // Contradictory hints take the safe side.
+  if (is_true("destructiveHint")) return SideEffect::kDestructive;
+  if (is_true("readOnlyHint")) return SideEffect::kRead;
+  return SideEffect::kWrite;
+}
+
+namespace {
+
+absl::Status ReadSideEffect(FieldReader& t, SideEffect* out) {
+  std::string name = "write";
+  if (auto s = t.String("side_effect", false, &name); !s.ok()) return s;
+  if (name == "read") {
+    *out = SideEffect::kRead;
+  } else if (name == "write") {
+    *out = SideEffect::kWrite;
+  } else if (name == "destructive") {
+    *out = SideEffect::kDestructive;
+  } else {
+    return t.Fail("/side_effect",
+                  "side_effect must be \"read\", \"write\" or \"destructive\"");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadToolgateTool(const Json& v, const std::string& ptr,
+                              ToolSpec* spec) {
+  FieldReader t(v, ptr, "");
+  if (auto s = t.ToolName(&spec->name); !s.ok()) return s;
+  t.set_tool(spec->name);
+  if (auto s = t.OnlyKeys({"name", "description", "input_schema",
+                           "output_schema", "side_effect", "policy"});
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = t.String("description", false, &spec->description); !s.ok()) return s;
+  const Json* in = nullptr;
+  if (auto s = t.Schema("input_schema", true, &in); !s.ok()) return s;
+  spec->input_schema = *in;
+  spec->input_schema_pointer = ptr + "/input_schema";
+  const Json* out = nullptr;
+  if (auto s = t.Schema("output_schema", false, &out); !s.ok()) return s;
+  if (out != nullptr) spec->output_schema = *out;
+  spec->output_schema_pointer = ptr + "/output_schema";
+  if (auto s = ReadSideEffect(t, &spec->side_effect); !s.ok()) return s;
+  const Json* policy = nullptr;
+  if (auto s = t.Object("policy", false, &policy); !s.ok() || !policy) return s;
+  FieldReader p(*policy, ptr + "/policy", spec->name);
+  if (auto s = p.OnlyKeys({"format_assertion", "requires_approval"}); !s.ok()) return s;
+  if (auto s = p.Bool("format_assertion", &spec->policy.format_assertion); !s.ok()) return s;
+  return p.Bool("requires_approval", &spec->policy.requires_approval);
+}
+
+absl::Status ReadSettings(const Json& v, RunSettings* out) {
+  FieldReader r(v, "/settings", "");
+  if (auto s = r.OnlyKeys({"max_consecutive_rejects", "kill_switch"}); !s.ok()) return s;
+  if (auto s = r.Int("max_consecutive_rejects", 1, 1000,
+                     &out->max_consecutive_rejects);
+      !s.ok()) {
+    return s;
+  }
+  const Json* ks = nullptr;
+  if (auto s = r.Object("kill_switch", false, &ks); !s.ok() || !ks) return s;
+  FieldReader k(*ks, "/settings/kill_switch", "");
+  if (auto s = k.OnlyKeys({"threshold", "window"}); !s.ok()) return s;
+  if (auto s = k.Int("window", 1, 1000, &out->kill_switch_window); !s.ok()) return s;
+  if (auto s = k.Int("threshold", 1, out->kill_switch_window,
+                     &out->kill_switch_threshold);
+      !s.ok()) {
+    return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ReadToolgate(const Json& doc, Manifest* m) {
+  FieldReader root(doc, "", "");
+  if (auto s = root.OnlyKeys({"toolgate", "tools", "documents", "settings"});
+      !s.ok()) {
+    return s;
+  }
+  std::string version;
+  if (auto s = root.String("toolgate", true, &version); !s.ok()) return s;
+  if (version != "v1") return Refuse("/toolgate", "\"toolgate\" must be \"v1\"");
+  const Json* tools = nullptr;
+  if (auto s = root.Array("tools", true, &tools); !s.ok()) return s;
+  for (size_t i = 0; i < tools->size(); ++i) {
+    ToolSpec spec;
+    if (auto s = ReadToolgateTool((*tools)[i], absl::StrCat("/tools/", i), &spec);
+        !s.ok()) {
+      return s;
+    }
+    m->tools.push_back(std::move(spec));
+  }
+  const Json* docs = nullptr;
+  if (auto s = root.Object("documents", false, &docs); !s.ok()) return s;
+  if (docs != nullptr) {
+    for (const auto& [uri, schema] : docs->items()) {
+      if (!schema.is_object() && !schema.is_boolean()) {
+        return Refuse(absl::StrCat("/documents/", EscapePointerToken(uri)),
+                      "a document must be a JSON Schema");
+      }
+      m->documents.emplace(uri, schema);
+    }
+  }
+  const Json* settings = nullptr;
+  if (auto s = root.Object("settings", false, &settings); !s.ok()) return s;
+  if (settings != nullptr) return ReadSettings(*settings, &m->settings);
+  return absl::OkStatus();
+}
+
+}  // namespace manifest_internal
+}  // namespace toolgate

@@ -1,0 +1,171 @@
+#include "core/manifest/manifest.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace toolgate {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr char kOpenAI[] = R"([
+  {"type":"function","function":{"name":"get_ticket","description":"Read",
+   "parameters":{"type":"object","properties":{"id":{"type":"string"}},
+                 "required":["id"]},"strict":true}},
+  {"type":"function","function":{"name":"close_ticket","description":"Close",
+   "parameters":{"type":"object"}}}
+])";
+
+constexpr char kAnthropic[] = R"([
+  {"name":"close_ticket","description":"Close","input_schema":{"type":"object"}},
+  {"name":"get_ticket","description":"Read","input_schema":{"required":["id"],
+   "properties":{"id":{"type":"string"}},"type":"object"}}
+])";
+
+constexpr char kMcp[] = R"({"tools":[
+  {"name":"search","inputSchema":{"type":"object"},
+   "annotations":{"readOnlyHint":true}},
+  {"name":"purge","inputSchema":{"type":"object"},
+   "annotations":{"destructiveHint":true,"readOnlyHint":true}},
+  {"name":"update","inputSchema":{"type":"object"},
+   "outputSchema":{"type":"object"}}
+]})";
+
+constexpr char kToolgate[] = R"({"toolgate":"v1",
+  "tools":[{"name":"refund","input_schema":{"type":"object"},
+            "side_effect":"destructive",
+            "policy":{"requires_approval":true,"format_assertion":true}}],
+  "documents":{"https://schemas.example/money.json":{"type":"number"}},
+  "settings":{"max_consecutive_rejects":3,
+              "kill_switch":{"threshold":2,"window":4}}})";
+
+TEST(Manifest, ReadsEachFormatUnderAuto) {
+  struct Case {
+    const char* json;
+    ManifestFormat format;
+    size_t tools;
+  };
+  for (const Case& c : {Case{kOpenAI, ManifestFormat::kOpenAI, 2},
+                        Case{kAnthropic, ManifestFormat::kAnthropic, 2},
+                        Case{kMcp, ManifestFormat::kMcp, 3},
+                        Case{kToolgate, ManifestFormat::kToolgate, 1}}) {
+    auto m = ParseManifest(c.json, ManifestFormat::kAuto);
+    ASSERT_TRUE(m.ok()) << m.status();
+    EXPECT_EQ(m->format, c.format);
+    EXPECT_EQ(m->tools.size(), c.tools);
+    // Explicit format agrees with detection.
+    EXPECT_TRUE(ParseManifest(c.json, c.format).ok());
+  }
+}
+
+TEST(Manifest, SameToolsInAnyFormatOrKeyOrderHaveOneId) {
+  auto a = ParseManifest(kOpenAI, ManifestFormat::kAuto);
+  auto b = ParseManifest(kAnthropic, ManifestFormat::kAuto);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(ManifestId(*a), ManifestId(*b));
+  EXPECT_THAT(ManifestId(*a), testing::MatchesRegex("sha256:[0-9a-f]{64}"));
+  auto c = ParseManifest(std::string(kAnthropic).replace(
+                             std::string(kAnthropic).find("Close"), 5, "Shut"),
+                         ManifestFormat::kAuto);
+  ASSERT_TRUE(c.ok());
+  EXPECT_NE(ManifestId(*a), ManifestId(*c));
+}
+
+TEST(Manifest, McpAnnotationsMapToSideEffects) {
+  auto m = ParseManifest(kMcp, ManifestFormat::kMcp);
+  ASSERT_TRUE(m.ok());
+  // Sorted by name: purge, search, update.
+  EXPECT_EQ(m->tools[0].side_effect, SideEffect::kDestructive);
+  EXPECT_EQ(m->tools[1].side_effect, SideEffect::kRead);
+  EXPECT_EQ(m->tools[2].side_effect, SideEffect::kWrite);
+  EXPECT_TRUE(m->tools[2].output_schema.has_value());
+}
+
+TEST(Manifest, ToolgateCarriesPolicyDocumentsAndSettings) {
+  auto m = ParseManifest(kToolgate, ManifestFormat::kAuto);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const ToolSpec& t = m->tools[0];
+  EXPECT_TRUE(t.policy.requires_approval);
+  EXPECT_TRUE(t.policy.format_assertion);
+  EXPECT_EQ(t.side_effect, SideEffect::kDestructive);
+  EXPECT_EQ(m->documents.count("https://schemas.example/money.json"), 1u);
+  EXPECT_EQ(m->settings.max_consecutive_rejects, 3);
+  EXPECT_EQ(m->settings.kill_switch_threshold, 2);
+  EXPECT_EQ(m->settings.kill_switch_window, 4);
+  // The canonical form reads back to the same id.
+  auto again = ParseManifest(CanonicalJson(ManifestToJson(*m)),
+                             ManifestFormat::kToolgate);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(ManifestId(*again), ManifestId(*m));
+}
+
+TEST(Manifest, OpenAIWithoutParametersTakesNoArguments) {
+  auto m = ParseManifest(
+      R"([{"type":"function","function":{"name":"ping"}}])",
+      ManifestFormat::kAuto);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->tools[0].input_schema["additionalProperties"], false);
+  EXPECT_THAT(m->warnings, ElementsAre(HasSubstr("no parameters")));
+}
+
+struct Refusal {
+  std::string name;
+  std::string json;
+  ManifestFormat format;
+  std::string message;  // Substring the refusal must contain.
+};
+
+class ManifestRefuses : public testing::TestWithParam<Refusal> {};
+
+TEST_P(ManifestRefuses, WithClearMessage) {
+  auto m = ParseManifest(GetParam().json, GetParam().format);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(m.status().message()), HasSubstr(GetParam().message));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, ManifestRefuses,
+    testing::Values(
+        Refusal{"mixed", R"([{"type":"function","function":{"name":"a"}},
+                           {"name":"b","input_schema":{}}])",
+                ManifestFormat::kAuto, "ambiguous"},
+        Refusal{"unknown_shape", R"({"functions":[]})", ManifestFormat::kAuto,
+                "cannot detect"},
+        Refusal{"empty_array", "[]", ManifestFormat::kAuto, "ambiguous"},
+        Refusal{"not_json", "[{", ManifestFormat::kAuto, "not strict JSON"},
+        Refusal{"duplicate_key", R"({"tools":[],"tools":[]})",
+                ManifestFormat::kAuto, "duplicate object key"},
+        Refusal{"duplicate_name", R"([{"name":"a","input_schema":{}},
+                                    {"name":"a","input_schema":{}}])",
+                ManifestFormat::kAnthropic, "duplicate tool name \"a\""},
+        Refusal{"missing_schema", R"([{"name":"a"}])",
+                ManifestFormat::kAnthropic,
+                "at /0: tool \"a\": missing required field \"input_schema\""},
+        Refusal{"schema_not_object", R"({"tools":[{"name":"a","inputSchema":3}]})",
+                ManifestFormat::kMcp, "/tools/0/inputSchema"},
+        Refusal{"bad_type", R"([{"type":"func","function":{"name":"a"}}])",
+                ManifestFormat::kOpenAI, "at /0/type"},
+        Refusal{"bad_name", R"([{"name":"a b","input_schema":{}}])",
+                ManifestFormat::kAnthropic, "/0/name"},
+        Refusal{"no_tools", R"({"toolgate":"v1","tools":[]})",
+                ManifestFormat::kToolgate, "declares no tools"},
+        Refusal{"typo_policy", R"({"toolgate":"v1","tools":[{"name":"a",
+                  "input_schema":{},"policy":{"require_approval":true}}]})",
+                ManifestFormat::kToolgate,
+                "/tools/0/policy/require_approval: tool \"a\": unknown field"},
+        Refusal{"bad_side_effect", R"({"toolgate":"v1","tools":[{"name":"a",
+                  "input_schema":{},"side_effect":"safe"}]})",
+                ManifestFormat::kToolgate, "side_effect must be"},
+        Refusal{"bad_settings", R"({"toolgate":"v1","tools":[{"name":"a",
+                  "input_schema":{}}],"settings":{"max_consecutive_rejects":0}})",
+                ManifestFormat::kToolgate, "from 1 to 1000"},
+        Refusal{"wrong_explicit_format", kMcp, ManifestFormat::kOpenAI,
+                "tools array"}),
+    [](const testing::TestParamInfo<Refusal>& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace toolgate
