@@ -1,0 +1,105 @@
+// C++ client for the toolgate.v1.ToolGate sidecar.
+//
+// Two layers:
+//   * thin RPC methods (CreateSnapshot, ValidateToolCall, ...) that return
+//     absl::StatusOr<Response>, with the gRPC status converted to an
+//     absl::Status carrying the same canonical code;
+//   * gate helpers (CheckToolCall) that collapse everything into one
+//     fail-closed boolean. An RPC error, a deadline, a missing field or an
+//     *_UNSPECIFIED enum is a deny: absence of a signal is never a positive
+//     signal. The reason for a deny is kept for logs.
+//
+// Agents should gate on the helpers, not on the thin methods.
+#ifndef TOOLGATE_CLIENT_TOOLGATE_CLIENT_H_
+#define TOOLGATE_CLIENT_TOOLGATE_CLIENT_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+#include "toolgate/v1/toolgate.grpc.pb.h"
+
+namespace toolgate {
+namespace client {
+
+// Same canonical code and message; codes gRPC does not define map to UNKNOWN.
+absl::Status FromGrpcStatus(const grpc::Status& status);
+
+struct ToolGateClientOptions {
+  // Per-RPC deadline. A call that has not completed by then is a deny.
+  absl::Duration deadline = absl::Seconds(2);
+};
+
+// Outcome of CheckToolCall. allowed() is true only when the RPC succeeded,
+// the decision is DECISION_ALLOW and every returned call carries a name and
+// canonical arguments to execute.
+class GateResult {
+ public:
+  GateResult(absl::Status status, v1::ValidateToolCallResponse response);
+
+  bool allowed() const { return allowed_; }
+  // OK iff the RPC itself succeeded (a REJECT is still an OK status).
+  const absl::Status& status() const { return status_; }
+  // Empty (decision UNSPECIFIED) when the RPC failed.
+  const v1::ValidateToolCallResponse& response() const { return response_; }
+  v1::Decision decision() const { return response_.decision(); }
+  // Why the call was denied; empty when allowed.
+  const std::string& reason() const { return reason_; }
+
+ private:
+  absl::Status status_;
+  v1::ValidateToolCallResponse response_;
+  bool allowed_ = false;
+  std::string reason_;
+};
+
+// Thread-safe: every method is const and the underlying gRPC stub and
+// channel are safe to share between threads. One client per process is
+// enough.
+class ToolGateClient {
+ public:
+  explicit ToolGateClient(std::shared_ptr<grpc::ChannelInterface> channel,
+                          ToolGateClientOptions options = {});
+
+  // Insecure channel to "host:port" or "unix:/path". Connection happens
+  // lazily; a server that is down shows up as UNAVAILABLE on the first RPC.
+  static std::unique_ptr<ToolGateClient> ForTarget(
+      const std::string& target, ToolGateClientOptions options = {});
+
+  absl::StatusOr<v1::CreateSnapshotResponse> CreateSnapshot(
+      const v1::CreateSnapshotRequest& request) const;
+  absl::StatusOr<v1::GetSnapshotResponse> GetSnapshot(
+      const v1::GetSnapshotRequest& request) const;
+  absl::StatusOr<v1::ListSnapshotsResponse> ListSnapshots(
+      const v1::ListSnapshotsRequest& request) const;
+  absl::StatusOr<v1::OpenRunResponse> OpenRun(
+      const v1::OpenRunRequest& request) const;
+  absl::StatusOr<v1::CloseRunResponse> CloseRun(
+      const v1::CloseRunRequest& request) const;
+  absl::StatusOr<v1::ResetRunResponse> ResetRun(
+      const v1::ResetRunRequest& request) const;
+  absl::StatusOr<v1::ValidateToolCallResponse> ValidateToolCall(
+      const v1::ValidateToolCallRequest& request) const;
+
+  // Fail-closed gate over ValidateToolCall; never throws, never blocks past
+  // the deadline.
+  GateResult CheckToolCall(const v1::ValidateToolCallRequest& request) const;
+
+ private:
+  template <typename Request, typename Response>
+  absl::StatusOr<Response> Call(
+      grpc::Status (v1::ToolGate::Stub::*method)(grpc::ClientContext*,
+                                                 const Request&, Response*),
+      const Request& request) const;
+
+  std::unique_ptr<v1::ToolGate::Stub> stub_;
+  ToolGateClientOptions options_;
+};
+
+}  // namespace client
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CLIENT_TOOLGATE_CLIENT_H_
