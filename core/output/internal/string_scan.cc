@@ -1,0 +1,148 @@
+#include "core/output/internal/string_scan.h"
+
+#include <cstdlib>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "re2/re2.h"
+
+namespace toolgate {
+namespace output {
+namespace internal {
+namespace {
+
+struct PatternDef {
+  absl::string_view code;
+  const char* regex;
+};
+
+// See FindInjections in the header for what each pattern is for. Keep the
+// table tight: every entry is scanned against every string of every output.
+constexpr PatternDef kInjectionPatterns[] = {
+    {"instruction_override",
+     R"re((?i)\b(?:ignore|disregard|forget|override|bypass)\s+)re"
+     R"re((?:(?:all|any|the|your|my|these|those|previous|prior|above|)re"
+     R"re(earlier|preceding|original|system|every)\s+){0,4})re"
+     R"re((?:instructions?|prompts?|rules|directions|guidelines|guardrails)\b)re"
+     R"re(|\bnew\s+(?:system\s+)?instructions\s*:)re"},
+    {"role_marker",
+     R"re((?im)^[ \t]*(?:system|assistant|developer|human)[ \t]*:)re"},
+    {"chat_template_token",
+     R"re((?i)<\|(?:im_start|im_end|im_sep|system|user|assistant|)re"
+     R"re(endoftext|eot_id|start_header_id|end_header_id|begin_of_text)\|>)re"
+     R"re(|\[/?INST\]|<</?SYS>>)re"},
+    {"tool_call_syntax",
+     R"re((?i)</?(?:tool_call|tool_calls|tool_use|function_call|)re"
+     R"re(function_calls)\b)re"
+     R"re(|\{\s*"name"\s*:\s*"[^"]*"\s*,\s*"(?:arguments|parameters|input)"\s*:)re"
+     R"re(|"tool_calls"\s*:\s*\[)re"},
+};
+
+constexpr const char* kMarkupPattern =
+    R"re((?i)<!doctype\b)re"
+    R"re(|</?(?:html|head|body|script|iframe|frameset|frame|object|embed|)re"
+    R"re(applet)\b)re";
+
+struct CompiledPattern {
+  absl::string_view code;
+  std::unique_ptr<RE2> re;
+};
+
+std::unique_ptr<RE2> CompileOrDie(const char* regex) {
+  RE2::Options options;
+  options.set_log_errors(false);
+  auto re = std::make_unique<RE2>(regex, options);
+  // The patterns are constants covered by tests; a broken one is a build
+  // defect, never something to skip silently.
+  if (!re->ok()) std::abort();
+  return re;
+}
+
+const std::vector<CompiledPattern>& InjectionPatterns() {
+  static const auto* patterns = [] {
+    auto* v = new std::vector<CompiledPattern>();
+    for (const PatternDef& def : kInjectionPatterns) {
+      v->push_back({def.code, CompileOrDie(def.regex)});
+    }
+    return v;
+  }();
+  return *patterns;
+}
+
+bool FirstMatch(const RE2& re, absl::string_view text, absl::string_view code,
+                PatternMatch* out) {
+  re2::StringPiece input(text.data(), text.size());
+  re2::StringPiece found;
+  if (!re.Match(input, 0, input.size(), RE2::UNANCHORED, &found, 1)) {
+    return false;
+  }
+  out->code = code;
+  out->start = static_cast<size_t>(found.data() - input.data());
+  out->length = found.size();
+  return true;
+}
+
+class StringWalker {
+ public:
+  explicit StringWalker(
+      const std::function<bool(const std::string&, const std::string&)>& visit)
+      : visit_(visit) {}
+
+  // Returns false once the visitor asked to stop.
+  bool Walk(const Json& value) {
+    if (value.is_string()) {
+      return visit_(pointer_, value.get_ref<const std::string&>());
+    }
+    if (value.is_array()) {
+      for (size_t i = 0; i < value.size(); ++i) {
+        if (!Child(absl::StrCat(i), value[i], nullptr)) return false;
+      }
+    } else if (value.is_object()) {
+      for (const auto& [key, child] : value.items()) {
+        if (!Child(EscapePointerToken(key), child, &key)) return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  bool Child(const std::string& token, const Json& child,
+             const std::string* key) {
+    const size_t mark = pointer_.size();
+    absl::StrAppend(&pointer_, "/", token);
+    bool go_on = key == nullptr || visit_(pointer_, *key);
+    if (go_on) go_on = Walk(child);
+    pointer_.resize(mark);
+    return go_on;
+  }
+
+  const std::function<bool(const std::string&, const std::string&)>& visit_;
+  std::string pointer_;
+};
+
+}  // namespace
+
+bool FindMarkupInString(absl::string_view text, PatternMatch* match) {
+  static const RE2* markup = CompileOrDie(kMarkupPattern).release();
+  return FirstMatch(*markup, text, "markup_in_string", match);
+}
+
+std::vector<PatternMatch> FindInjections(absl::string_view text) {
+  std::vector<PatternMatch> out;
+  for (const CompiledPattern& p : InjectionPatterns()) {
+    PatternMatch m;
+    if (FirstMatch(*p.re, text, p.code, &m)) out.push_back(m);
+  }
+  return out;
+}
+
+void ForEachString(
+    const Json& root,
+    const std::function<bool(const std::string& pointer,
+                             const std::string& text)>& visit) {
+  StringWalker(visit).Walk(root);
+}
+
+}  // namespace internal
+}  // namespace output
+}  // namespace toolgate
