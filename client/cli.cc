@@ -1,0 +1,183 @@
+#include "client/cli.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "client/cli_commands.h"
+#include "client/cli_flags.h"
+#include "client/toolgate_client.h"
+
+namespace toolgate {
+namespace client {
+namespace {
+
+using cli_internal::Command;
+using cli_internal::CommandContext;
+using cli_internal::Commands;
+using cli_internal::FlagSpec;
+using cli_internal::Flags;
+using cli_internal::InputReader;
+
+constexpr char kGlobalUsage[] =
+    "toolgatectl [--addr HOST:PORT|unix:PATH] [--timeout SECONDS]";
+// An hour is already far past any sane gate latency; larger values are
+// almost certainly typos (milliseconds given as seconds).
+constexpr double kMaxTimeoutSeconds = 3600;
+
+const std::vector<FlagSpec>& GlobalFlags() {
+  static const auto* const flags = new std::vector<FlagSpec>{
+      {"addr", "HOST:PORT|unix:PATH"}, {"timeout", "SECONDS"}};
+  return *flags;
+}
+
+std::string UsageLine(const Command& command) {
+  std::string line = absl::StrCat("usage: ", kGlobalUsage, " ", command.name);
+  for (const FlagSpec& flag : command.flags) {
+    absl::StrAppend(&line, " [--", flag.name, " ", flag.value_hint, "]",
+                    flag.repeatable ? "..." : "");
+  }
+  if (command.pass_through) absl::StrAppend(&line, " ARGS...");
+  return line;
+}
+
+void PrintHelp(std::ostream& out) {
+  out << "usage: " << kGlobalUsage << " COMMAND [FLAGS]\n\n"
+      << "--addr defaults to $" << kAddressEnvVar << ", else "
+      << kDefaultAddress << "; --timeout defaults to 5.\n"
+      << "Exit status: 0 success (validate: DECISION_ALLOW only; health: "
+         "SERVING only), 1 answered but not allowed/serving, 2 error.\n\n";
+  for (const Command& command : Commands()) {
+    out << UsageLine(command) << "\n";
+  }
+}
+
+// Index of the command named at args[i] (two-word names first), and how
+// many words it used.
+std::optional<std::pair<size_t, size_t>> FindCommand(
+    const std::vector<std::string>& args, size_t i) {
+  const std::vector<Command>& commands = Commands();
+  for (size_t c = 0; c < commands.size(); ++c) {
+    const std::string& name = commands[c].name;
+    if (i + 1 < args.size() && name == args[i] + " " + args[i + 1]) {
+      return std::make_pair(c, size_t{2});
+    }
+    if (name == args[i]) return std::make_pair(c, size_t{1});
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<absl::Duration> ParseTimeout(const std::string& text) {
+  double seconds = 0;
+  if (!absl::SimpleAtod(text, &seconds) || !std::isfinite(seconds) ||
+      seconds <= 0 || seconds > kMaxTimeoutSeconds) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--timeout must be seconds in (0, ", kMaxTimeoutSeconds, "], got \"",
+        text, "\""));
+  }
+  return absl::Seconds(seconds);
+}
+
+std::string ResolveAddress(const std::optional<std::string>& flag) {
+  if (flag.has_value()) return *flag;
+  const char* env = std::getenv(kAddressEnvVar);
+  if (env != nullptr && env[0] != '\0') return env;
+  return kDefaultAddress;
+}
+
+// Global flags may come before the command or among its flags; the later
+// one wins.
+struct GlobalOptions {
+  std::optional<std::string> addr;
+  std::optional<std::string> timeout;
+};
+
+void MergeGlobals(const Flags& flags, GlobalOptions* globals) {
+  if (auto addr = flags.Get("addr")) globals->addr = addr;
+  if (auto timeout = flags.Get("timeout")) globals->timeout = timeout;
+}
+
+int GeneralUsageError(std::ostream& err, const std::string& message) {
+  err << "toolgatectl: " << message << "\nusage: " << kGlobalUsage
+      << " COMMAND [FLAGS] (try: toolgatectl help)\n";
+  return kExitError;
+}
+
+}  // namespace
+
+ChannelFactory InsecureChannelFactory() {
+  return [](const std::string& target) {
+    return grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+  };
+}
+
+int RunCli(const std::vector<std::string>& args, std::istream& in,
+           std::ostream& out, std::ostream& err,
+           const ChannelFactory& channel_factory) {
+  size_t i = 0;
+  while (i < args.size() && args[i].rfind("--", 0) == 0 && args[i] != "--help") {
+    ++i;  // Skip global flags and their values; parsed below.
+    if (args[i - 1].find('=') == std::string::npos) ++i;
+  }
+  if (i > args.size()) return GeneralUsageError(err, "flag needs a value");
+  absl::StatusOr<Flags> leading =
+      Flags::Parse(std::vector<std::string>(args.begin(), args.begin() + i), 0,
+                   GlobalFlags());
+  if (!leading.ok()) {
+    return GeneralUsageError(err, std::string(leading.status().message()));
+  }
+  if (i == args.size()) return GeneralUsageError(err, "missing command");
+  if (args[i] == "help" || args[i] == "--help" || args[i] == "-h") {
+    PrintHelp(out);
+    return kExitOk;
+  }
+  std::optional<std::pair<size_t, size_t>> found = FindCommand(args, i);
+  if (!found.has_value()) {
+    return GeneralUsageError(err,
+                             absl::StrCat("unknown command \"", args[i], "\""));
+  }
+  const Command& command = Commands()[found->first];
+  const size_t rest_begin = i + found->second;
+  const std::string usage = UsageLine(command);
+  const std::vector<std::string> rest(args.begin() + rest_begin, args.end());
+
+  std::vector<FlagSpec> allowed = command.flags;
+  allowed.insert(allowed.end(), GlobalFlags().begin(), GlobalFlags().end());
+  absl::StatusOr<Flags> flags = command.pass_through
+                                    ? Flags::Parse({}, 0, allowed)
+                                    : Flags::Parse(args, rest_begin, allowed);
+  if (!flags.ok()) {
+    err << "toolgatectl: " << command.name << ": " << flags.status().message()
+        << "\n" << usage << "\n";
+    return kExitError;
+  }
+  GlobalOptions globals;
+  MergeGlobals(*leading, &globals);
+  MergeGlobals(*flags, &globals);
+  absl::StatusOr<absl::Duration> timeout =
+      ParseTimeout(globals.timeout.value_or("5"));
+  if (!timeout.ok()) {
+    return GeneralUsageError(err, std::string(timeout.status().message()));
+  }
+  const std::string address = ResolveAddress(globals.addr);
+  std::shared_ptr<grpc::ChannelInterface> channel = channel_factory(address);
+  if (channel == nullptr) {
+    err << "toolgatectl: cannot create a channel to \"" << address << "\"\n";
+    return kExitError;
+  }
+  ToolGateClient client(channel, ToolGateClientOptions{*timeout});
+  InputReader inputs(in);
+  CommandContext ctx{command.name, usage,  *flags, rest, inputs, channel,
+                     client,       *timeout, in,   out,  err};
+  return command.run(ctx);
+}
+
+}  // namespace client
+}  // namespace toolgate

@@ -1,0 +1,269 @@
+#include "client/cli_commands.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "client/cli.h"
+#include "client/health_check.h"
+
+namespace toolgate {
+namespace client {
+namespace cli_internal {
+namespace {
+
+// Each Fill function applies convenience flags on top of the --request JSON.
+template <typename Request>
+using Filler = absl::Status (*)(CommandContext&, Request*);
+// Maps a successful response to an exit status.
+template <typename Response>
+using ExitMapper = int (*)(const Response&, std::ostream& err);
+template <typename Request, typename Response>
+using Method =
+    absl::StatusOr<Response> (ToolGateClient::*)(const Request&) const;
+
+template <typename Response>
+int ExitOkOnSuccess(const Response&, std::ostream&) {
+  return kExitOk;
+}
+
+// The same rule agents get from CheckToolCall: one code path decides.
+int ExitOnDecision(const v1::ValidateToolCallResponse& response,
+                   std::ostream& err) {
+  GateResult gate(absl::OkStatus(), response);
+  if (gate.allowed()) return kExitOk;
+  err << "toolgatectl: validate: denied: " << gate.reason() << "\n";
+  return kExitDenied;
+}
+
+void PrintJson(const google::protobuf::Message& message, std::ostream& out) {
+  std::string json = ToProtoJson(message);
+  if (json.empty() || json.back() != '\n') json.push_back('\n');
+  out << json;
+}
+
+template <typename Request, typename Response>
+std::function<int(CommandContext&)> Rpc(
+    Method<Request, Response> method, Filler<Request> fill,
+    ExitMapper<Response> exit_code = &ExitOkOnSuccess<Response>) {
+  return [method, fill, exit_code](CommandContext& ctx) {
+    Request request;
+    if (std::optional<std::string> path = ctx.flags.Get("request")) {
+      absl::StatusOr<std::string> json = ctx.inputs.Read("request", *path);
+      if (!json.ok()) return UsageError(ctx, json.status());
+      absl::Status parsed = ParseProtoJson("--request", *json, &request);
+      if (!parsed.ok()) return UsageError(ctx, parsed);
+    }
+    if (absl::Status filled = fill(ctx, &request); !filled.ok()) {
+      return UsageError(ctx, filled);
+    }
+    absl::StatusOr<Response> response = (ctx.client.*method)(request);
+    if (!response.ok()) {
+      ctx.err << "toolgatectl: " << ctx.command << ": "
+              << response.status().ToString() << "\n";
+      return kExitError;
+    }
+    PrintJson(*response, ctx.out);
+    return exit_code(*response, ctx.err);
+  };
+}
+
+template <typename Request>
+absl::Status FillNothing(CommandContext&, Request*) {
+  return absl::OkStatus();
+}
+
+// --run-file (as printed by open-run), then --run / --token on top.
+template <typename Request>
+absl::Status FillRunCredentials(CommandContext& ctx, Request* request) {
+  if (std::optional<std::string> path = ctx.flags.Get("run-file")) {
+    absl::StatusOr<std::string> json = ctx.inputs.Read("run-file", *path);
+    if (!json.ok()) return json.status();
+    v1::OpenRunResponse run;
+    if (absl::Status s = ParseProtoJson("--run-file", *json, &run); !s.ok()) {
+      return s;
+    }
+    if (run.run_id().empty() || run.run_token().empty()) {
+      return absl::InvalidArgumentError(
+          "--run-file: needs both run_id and run_token");
+    }
+    request->set_run_id(run.run_id());
+    request->set_run_token(run.run_token());
+  }
+  if (std::optional<std::string> id = ctx.flags.Get("run")) {
+    request->set_run_id(*id);
+  }
+  if (std::optional<std::string> token = ctx.flags.Get("token")) {
+    request->set_run_token(*token);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FillCreateSnapshot(CommandContext& ctx,
+                                v1::CreateSnapshotRequest* request) {
+  if (std::optional<std::string> path = ctx.flags.Get("manifest")) {
+    absl::StatusOr<std::string> manifest = ctx.inputs.Read("manifest", *path);
+    if (!manifest.ok()) return manifest.status();
+    // Sent verbatim: the server parses it strictly and owns the errors.
+    request->set_manifest_json(*std::move(manifest));
+  }
+  if (std::optional<std::string> format = ctx.flags.Get("format")) {
+    absl::StatusOr<v1::ManifestFormat> parsed = ParseChoice<v1::ManifestFormat>(
+        "format", *format,
+        {{"auto", v1::MANIFEST_FORMAT_AUTO},
+         {"toolgate", v1::MANIFEST_FORMAT_TOOLGATE},
+         {"openai", v1::MANIFEST_FORMAT_OPENAI},
+         {"anthropic", v1::MANIFEST_FORMAT_ANTHROPIC},
+         {"mcp", v1::MANIFEST_FORMAT_MCP}});
+    if (!parsed.ok()) return parsed.status();
+    request->set_format(*parsed);
+  }
+  if (std::optional<std::string> name = ctx.flags.Get("name")) {
+    request->set_name(*name);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FillGetSnapshot(CommandContext& ctx,
+                             v1::GetSnapshotRequest* request) {
+  if (std::optional<std::string> id = ctx.flags.Get("snapshot")) {
+    request->set_snapshot_id(*id);
+  }
+  if (std::optional<std::string> name = ctx.flags.Get("name")) {
+    request->set_name(*name);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FillOpenRun(CommandContext& ctx, v1::OpenRunRequest* request) {
+  if (std::optional<std::string> id = ctx.flags.Get("snapshot")) {
+    request->set_snapshot_id(*id);
+  }
+  if (std::optional<std::string> model = ctx.flags.Get("model")) {
+    request->set_model(*model);
+  }
+  for (const std::string& pair : ctx.flags.GetAll("context")) {
+    const size_t eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--context must be KEY=VALUE, got \"", pair, "\""));
+    }
+    (*request->mutable_context())[pair.substr(0, eq)] = pair.substr(eq + 1);
+  }
+  if (std::optional<std::string> max = ctx.flags.Get("max-rejects")) {
+    int value = 0;
+    if (!absl::SimpleAtoi(*max, &value) || value < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--max-rejects must be a non-negative integer, got \"", *max, "\""));
+    }
+    request->set_max_consecutive_rejects(value);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FillValidate(CommandContext& ctx,
+                          v1::ValidateToolCallRequest* request) {
+  if (absl::Status s = FillRunCredentials(ctx, request); !s.ok()) return s;
+  if (std::optional<std::string> id = ctx.flags.Get("snapshot")) {
+    request->set_snapshot_id(*id);
+  }
+  std::optional<std::string> native = ctx.flags.Get("native");
+  std::optional<std::string> text = ctx.flags.Get("text");
+  if (native.has_value() && text.has_value()) {
+    return absl::InvalidArgumentError("give --native or --text, not both");
+  }
+  if (native.has_value() || text.has_value()) {
+    absl::StatusOr<std::string> output =
+        native.has_value() ? ctx.inputs.Read("native", *native)
+                           : ctx.inputs.Read("text", *text);
+    if (!output.ok()) return output.status();
+    if (native.has_value()) {
+      request->set_native_json(*std::move(output));
+    } else {
+      request->set_text(*std::move(output));
+    }
+  }
+  if (std::optional<std::string> repair = ctx.flags.Get("repair")) {
+    absl::StatusOr<v1::RepairPolicy> parsed = ParseChoice<v1::RepairPolicy>(
+        "repair", *repair,
+        {{"strict", v1::REPAIR_POLICY_STRICT},
+         {"syntax", v1::REPAIR_POLICY_SYNTAX_REPAIR}});
+    if (!parsed.ok()) return parsed.status();
+    request->set_repair(*parsed);
+  }
+  return absl::OkStatus();
+}
+
+int RunHealth(CommandContext& ctx) {
+  const std::string service = ctx.flags.Get("service").value_or("");
+  absl::StatusOr<int> status = CheckHealth(ctx.channel, service, ctx.timeout);
+  if (!status.ok()) {
+    ctx.err << "toolgatectl: health: " << status.status().ToString() << "\n";
+    return kExitError;
+  }
+  ctx.out << "{\n \"status\": \"" << HealthStatusName(*status) << "\"\n}\n";
+  return *status == kHealthServing ? kExitOk : kExitDenied;
+}
+
+// Every RPC command takes --request; listed first in its usage line.
+std::vector<FlagSpec> RpcFlags(std::vector<FlagSpec> flags) {
+  flags.insert(flags.begin(), FlagSpec{"request", "FILE|-"});
+  return flags;
+}
+
+std::vector<FlagSpec> RunFlags(std::vector<FlagSpec> more = {}) {
+  std::vector<FlagSpec> flags = {
+      {"run", "ID"}, {"token", "TOKEN"}, {"run-file", "FILE"}};
+  flags.insert(flags.end(), more.begin(), more.end());
+  return RpcFlags(std::move(flags));
+}
+
+}  // namespace
+
+int UsageError(CommandContext& ctx, const absl::Status& status) {
+  ctx.err << "toolgatectl: " << ctx.command << ": " << status.message()
+          << "\n" << ctx.usage << "\n";
+  return kExitError;
+}
+
+const std::vector<Command>& Commands() {
+  static const auto* const commands = new std::vector<Command>{
+      {"create-snapshot",
+       RpcFlags({{"manifest", "FILE|-"},
+                 {"format", "auto|toolgate|openai|anthropic|mcp"},
+                 {"name", "NAME"}}),
+       Rpc(&ToolGateClient::CreateSnapshot, &FillCreateSnapshot)},
+      {"get-snapshot", RpcFlags({{"snapshot", "ID"}, {"name", "NAME"}}),
+       Rpc(&ToolGateClient::GetSnapshot, &FillGetSnapshot)},
+      {"list-snapshots", RpcFlags({}),
+       Rpc(&ToolGateClient::ListSnapshots,
+           &FillNothing<v1::ListSnapshotsRequest>)},
+      {"open-run",
+       RpcFlags({{"snapshot", "ID"},
+                 {"model", "MODEL"},
+                 {"context", "KEY=VALUE", /*repeatable=*/true},
+                 {"max-rejects", "N"}}),
+       Rpc(&ToolGateClient::OpenRun, &FillOpenRun)},
+      {"close-run", RunFlags(),
+       Rpc(&ToolGateClient::CloseRun,
+           &FillRunCredentials<v1::CloseRunRequest>)},
+      {"reset-run", RunFlags(),
+       Rpc(&ToolGateClient::ResetRun,
+           &FillRunCredentials<v1::ResetRunRequest>)},
+      {"validate",
+       RunFlags({{"snapshot", "ID"},
+                 {"native", "FILE|-"},
+                 {"text", "FILE|-"},
+                 {"repair", "strict|syntax"}}),
+       Rpc(&ToolGateClient::ValidateToolCall, &FillValidate, &ExitOnDecision)},
+      {"health", {{"service", "NAME"}}, &RunHealth},
+  };
+  return *commands;
+}
+
+}  // namespace cli_internal
+}  // namespace client
+}  // namespace toolgate

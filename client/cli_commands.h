@@ -1,0 +1,58 @@
+// Internal to toolgatectl: the command table.
+//
+// Adding a subcommand for a new RPC is one entry in Commands() (plus, if it
+// has convenience flags, a small Fill function).
+#ifndef TOOLGATE_CLIENT_CLI_COMMANDS_H_
+#define TOOLGATE_CLIENT_CLI_COMMANDS_H_
+
+#include <functional>
+#include <istream>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "client/cli_flags.h"
+#include "client/toolgate_client.h"
+#include "grpcpp/grpcpp.h"
+
+namespace toolgate {
+namespace client {
+namespace cli_internal {
+
+struct CommandContext {
+  const std::string& command;
+  const std::string& usage;  // One line, for usage errors.
+  const Flags& flags;
+  // Arguments after the command name, for pass-through commands.
+  const std::vector<std::string>& rest;
+  InputReader& inputs;
+  std::shared_ptr<grpc::ChannelInterface> channel;
+  const ToolGateClient& client;
+  absl::Duration timeout;
+  std::istream& in;
+  std::ostream& out;
+  std::ostream& err;
+};
+
+struct Command {
+  std::string name;  // May be two words, e.g. "schema check".
+  std::vector<FlagSpec> flags;
+  std::function<int(CommandContext&)> run;
+  // Hand everything after the name to `run` unparsed (ctx.rest).
+  bool pass_through = false;
+};
+
+const std::vector<Command>& Commands();
+
+// Prints "toolgatectl: <command>: <message>" and the usage line; returns
+// kExitError.
+int UsageError(CommandContext& ctx, const absl::Status& status);
+
+}  // namespace cli_internal
+}  // namespace client
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CLIENT_CLI_COMMANDS_H_
