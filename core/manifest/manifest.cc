@@ -1,7 +1,5 @@
 #include "core/manifest/manifest.h"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <set>
 #include <utility>
@@ -9,6 +7,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "core/manifest/manifest_fields.h"
+#include "core/util/ids.h"
 
 namespace toolgate {
 namespace {
@@ -197,14 +196,9 @@ Json ManifestToJson(const Manifest& m) {
 }
 
 std::string ManifestId(const Manifest& manifest) {
-  const std::string canonical = CanonicalJson(ManifestToJson(manifest));
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(canonical.data(), canonical.size(), digest, &len, EVP_sha256(),
-             nullptr);
   return absl::StrCat(
-      "sha256:", absl::BytesToHexString(absl::string_view(
-                     reinterpret_cast<const char*>(digest), len)));
+      "sha256:",
+      absl::BytesToHexString(Sha256(CanonicalJson(ManifestToJson(manifest)))));
 }
 
 absl::string_view ManifestFormatName(ManifestFormat format) {

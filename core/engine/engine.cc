@@ -1,0 +1,171 @@
+#include "core/engine/engine.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/engine/repair_prompt.h"
+#include "core/util/ids.h"
+
+namespace toolgate {
+
+Engine::Engine(EngineOptions options, AuditSink audit)
+    : options_(options),
+      audit_(std::move(audit)),
+      snapshots_(SnapshotStoreOptions{options.limits, options.max_snapshots}),
+      runs_(RunRegistryOptions{options.max_runs}) {}
+
+absl::StatusOr<std::shared_ptr<const Snapshot>> Engine::CreateSnapshot(
+    absl::string_view manifest_json, ManifestFormat format,
+    absl::string_view name) {
+  return snapshots_.Create(manifest_json, format, name);
+}
+
+absl::StatusOr<std::shared_ptr<const Snapshot>> Engine::GetSnapshot(
+    absl::string_view id, absl::string_view name) const {
+  if (!id.empty()) return snapshots_.Get(id);
+  if (!name.empty()) return snapshots_.GetByName(name);
+  return absl::InvalidArgumentError("name a snapshot_id or a name");
+}
+
+std::vector<std::shared_ptr<const Snapshot>> Engine::ListSnapshots() const {
+  return snapshots_.List();
+}
+
+absl::StatusOr<OpenedRun> Engine::OpenRun(
+    absl::string_view snapshot_id, absl::string_view model,
+    std::map<std::string, std::string> context, int max_consecutive_rejects) {
+  if (snapshot_id.empty()) {
+    return absl::InvalidArgumentError("OpenRun needs a snapshot_id");
+  }
+  auto snapshot = snapshots_.Get(snapshot_id);
+  if (!snapshot.ok()) return snapshot.status();
+  return runs_.Open(*std::move(snapshot), model, std::move(context),
+                    max_consecutive_rejects);
+}
+
+absl::Status Engine::CloseRun(absl::string_view run_id,
+                              absl::string_view token) {
+  return runs_.Close(run_id, token);
+}
+
+absl::Status Engine::ResetRun(absl::string_view run_id,
+                              absl::string_view token) {
+  auto run = runs_.Authorize(run_id, token);
+  if (!run.ok()) return run.status();
+  (*run)->Reset();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Engine::Target> Engine::ResolveTarget(
+    absl::string_view snapshot_id, absl::string_view run_id,
+    absl::string_view run_token) const {
+  Target target;
+  if (!run_id.empty()) {
+    auto run = runs_.Authorize(run_id, run_token);
+    if (!run.ok()) return run.status();
+    target.run = *std::move(run);
+    target.snapshot = target.run->snapshot_ptr();
+    if (!snapshot_id.empty() && snapshot_id != target.snapshot->id()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "snapshot_id ", snapshot_id, " is not the snapshot run ", run_id,
+          " pinned (", target.snapshot->id(), ")"));
+    }
+    return target;
+  }
+  if (!run_token.empty()) {
+    return absl::InvalidArgumentError("run_token given without run_id");
+  }
+  if (snapshot_id.empty()) {
+    return absl::InvalidArgumentError(
+        "name the snapshot: a snapshot_id, or a run_id with its run_token");
+  }
+  auto snapshot = snapshots_.Get(snapshot_id);
+  if (!snapshot.ok()) return snapshot.status();
+  target.snapshot = *std::move(snapshot);
+  return target;
+}
+
+RawCalls Engine::ReadCalls(const ValidateCallRequest& request) const {
+  if (request.kind == OutputKind::kNative) {
+    return ReadNativeCalls(request.output, options_.limits);
+  }
+  RawCalls out;
+  out.error = ReadError{"text_output_unsupported", "",
+                        "tool calls written in text are not read yet; send "
+                        "native_json"};
+  return out;
+}
+
+absl::StatusOr<ValidateCallResponse> Engine::ValidateToolCall(
+    const ValidateCallRequest& request) {
+  if (request.kind == OutputKind::kUnset) {
+    return absl::InvalidArgumentError(
+        "model_output is required: set text or native_json");
+  }
+  absl::StatusOr<Target> target =
+      ResolveTarget(request.snapshot_id, request.run_id, request.run_token);
+  if (!target.ok()) return target.status();
+  ValidateCallResponse response;
+  response.snapshot_id = target->snapshot->id();
+  absl::StatusOr<std::string> audit_id = RandomHex(12);
+  if (!audit_id.ok()) return audit_id.status();
+  response.audit_id = absl::StrCat("aud_", *audit_id);
+  if (target->run != nullptr && target->run->Current().breaker_open) {
+    response.decision = Decision::kStop;
+    response.stop_reason = "misformat_circuit_open";
+    response.attempt = target->run->max_consecutive_rejects();
+    Audit("ValidateToolCall", *target, response);
+    return response;
+  }
+  GateOptions gate_options;
+  gate_options.max_violations_per_call = options_.max_violations_per_call;
+  GateResult result =
+      CheckToolCalls(*target->snapshot, ReadCalls(request), gate_options);
+  response.decision = result.decision;
+  response.stop_reason = std::move(result.stop_reason);
+  response.violations = std::move(result.violations);
+  for (CheckedCall& c : result.calls) {
+    CallReport report;
+    report.id = c.raw.id;
+    report.name = c.raw.name;
+    if (c.raw.error.ok()) report.arguments_json = CanonicalJson(c.raw.arguments);
+    report.repairs = std::move(c.raw.repairs);
+    report.source = c.raw.source;
+    report.candidates_seen = c.raw.candidates_seen;
+    response.calls.push_back(std::move(report));
+  }
+  ApplyLoop(target->run.get(), &response);
+  Audit("ValidateToolCall", *target, response);
+  return response;
+}
+
+void Engine::ApplyLoop(Run* run, ValidateCallResponse* response) const {
+  const bool rejected = response->decision == Decision::kReject;
+  if (run != nullptr) {
+    const LoopState state = rejected ? run->RecordReject() : run->RecordAllow();
+    response->attempt = state.attempt;
+    response->attempts_left = state.attempts_left;
+  }
+  if (rejected) {
+    response->repair_prompt = BuildRepairPrompt(
+        response->violations, response->attempt,
+        run == nullptr ? 0 : run->max_consecutive_rejects());
+  }
+}
+
+void Engine::Audit(absl::string_view rpc, const Target& target,
+                   const ValidateCallResponse& response) const {
+  if (!audit_) return;
+  AuditRecord record;
+  record.audit_id = response.audit_id;
+  record.rpc = std::string(rpc);
+  record.snapshot_id = target.snapshot->id();
+  if (target.run != nullptr) record.run_id = target.run->id();
+  record.decision = std::string(DecisionName(response.decision));
+  record.stop_reason = response.stop_reason;
+  for (const CallReport& c : response.calls) record.tools.push_back(c.name);
+  for (const Violation& v : response.violations) record.codes.push_back(v.code);
+  audit_(record);
+}
+
+}  // namespace toolgate

@@ -1,0 +1,128 @@
+// Engine: toolgate's RPCs as plain C++ over the core components.
+//
+// The gRPC server is a thin adapter over this class: it converts each proto
+// request into these structs, calls the Engine, and converts back. Keeping
+// the decision logic here keeps it testable without a network and usable
+// from other front ends (the CLI, an Envoy filter).
+//
+// Errors a caller made (unknown snapshot, wrong run token, no output given)
+// are absl::Status; decisions about model output are values, and only
+// DECISION ALLOW lets a call run.
+//
+// Thread-safety: all methods may be called concurrently.
+#ifndef TOOLGATE_CORE_ENGINE_ENGINE_H_
+#define TOOLGATE_CORE_ENGINE_ENGINE_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/gate/gate.h"
+#include "core/run/run_registry.h"
+#include "core/snapshot/snapshot.h"
+
+namespace toolgate {
+
+struct EngineOptions {
+  JsonLimits limits;  // Size cap and depth for every input.
+  size_t max_snapshots = 1024;
+  size_t max_runs = 100000;
+  size_t max_violations_per_call = 20;
+};
+
+enum class OutputKind { kUnset, kText, kNative };
+
+struct ValidateCallRequest {
+  std::string snapshot_id;
+  std::string run_id;
+  std::string run_token;
+  OutputKind kind = OutputKind::kUnset;
+  std::string output;
+  bool syntax_repair = false;
+};
+
+struct CallReport {
+  std::string id;
+  std::string name;
+  std::string arguments_json;  // Canonical; empty when unreadable.
+  std::vector<std::string> repairs;
+  std::string source;
+  int candidates_seen = 0;
+};
+
+struct ValidateCallResponse {
+  Decision decision = Decision::kReject;
+  std::vector<CallReport> calls;
+  std::vector<Violation> violations;
+  std::string repair_prompt;
+  int attempt = 0;
+  int attempts_left = 0;
+  std::string stop_reason;
+  std::string audit_id;
+  std::string snapshot_id;
+};
+
+// One line of the audit trail: what was decided, never argument values.
+struct AuditRecord {
+  std::string audit_id;
+  std::string rpc;
+  std::string snapshot_id;
+  std::string run_id;
+  std::string decision;
+  std::string stop_reason;
+  std::vector<std::string> tools;
+  std::vector<std::string> codes;
+};
+
+using AuditSink = std::function<void(const AuditRecord&)>;
+
+class Engine {
+ public:
+  explicit Engine(EngineOptions options = {}, AuditSink audit = nullptr);
+
+  absl::StatusOr<std::shared_ptr<const Snapshot>> CreateSnapshot(
+      absl::string_view manifest_json, ManifestFormat format,
+      absl::string_view name);
+  // By id, or by name when id is empty.
+  absl::StatusOr<std::shared_ptr<const Snapshot>> GetSnapshot(
+      absl::string_view id, absl::string_view name) const;
+  std::vector<std::shared_ptr<const Snapshot>> ListSnapshots() const;
+
+  absl::StatusOr<OpenedRun> OpenRun(absl::string_view snapshot_id,
+                                    absl::string_view model,
+                                    std::map<std::string, std::string> context,
+                                    int max_consecutive_rejects);
+  absl::Status CloseRun(absl::string_view run_id, absl::string_view token);
+  absl::Status ResetRun(absl::string_view run_id, absl::string_view token);
+
+  absl::StatusOr<ValidateCallResponse> ValidateToolCall(
+      const ValidateCallRequest& request);
+
+  const EngineOptions& options() const { return options_; }
+
+ private:
+  struct Target {
+    std::shared_ptr<const Snapshot> snapshot;
+    std::shared_ptr<Run> run;  // Null in stateless mode.
+  };
+  absl::StatusOr<Target> ResolveTarget(absl::string_view snapshot_id,
+                                       absl::string_view run_id,
+                                       absl::string_view run_token) const;
+  RawCalls ReadCalls(const ValidateCallRequest& request) const;
+  void ApplyLoop(Run* run, ValidateCallResponse* response) const;
+  void Audit(absl::string_view rpc, const Target& target,
+             const ValidateCallResponse& response) const;
+
+  const EngineOptions options_;
+  const AuditSink audit_;
+  SnapshotStore snapshots_;
+  RunRegistry runs_;
+};
+
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_ENGINE_ENGINE_H_

@@ -1,0 +1,22 @@
+// The repair prompt: a compact JSON envelope an agent hands back to the
+// model after a REJECT, so it can fix the call in one turn.
+//
+// It echoes only the model's own values (pointer, expected, received) and
+// toolgate's words; never tool output or anything from the run's context.
+#ifndef TOOLGATE_CORE_ENGINE_REPAIR_PROMPT_H_
+#define TOOLGATE_CORE_ENGINE_REPAIR_PROMPT_H_
+
+#include <string>
+#include <vector>
+
+#include "core/gate/gate.h"
+
+namespace toolgate {
+
+// `max_attempts` 0 (stateless mode) leaves out the attempt counter.
+std::string BuildRepairPrompt(const std::vector<Violation>& violations,
+                              int attempt, int max_attempts);
+
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_ENGINE_REPAIR_PROMPT_H_

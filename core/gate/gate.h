@@ -1,0 +1,59 @@
+// The decision: may these tool calls execute?
+//
+// ALLOW only when every call names a tool of the snapshot by exact,
+// case-sensitive name and its arguments validate against that tool's
+// schema. Anything unread, unknown or invalid is REJECT with violations a
+// model can act on; nothing undecidable becomes ALLOW.
+//
+// Thread-safety: pure function over an immutable snapshot.
+#ifndef TOOLGATE_CORE_GATE_GATE_H_
+#define TOOLGATE_CORE_GATE_GATE_H_
+
+#include <string>
+#include <vector>
+
+#include "core/gate/calls.h"
+#include "core/snapshot/snapshot.h"
+
+namespace toolgate {
+
+enum class Decision { kAllow, kReject, kNeedsApproval, kStop };
+
+absl::string_view DecisionName(Decision d);
+
+struct Violation {
+  std::string code;     // Stable snake_case, documented in the README.
+  std::string tool;
+  std::string pointer;  // Into the call's arguments (see README).
+  std::string keyword;
+  std::string expected;
+  std::string received;
+  std::string message;
+  std::string schema_pointer;
+  int call_index = -1;
+};
+
+struct CheckedCall {
+  RawCall raw;
+  const CompiledTool* tool = nullptr;  // Null when unresolved.
+  bool valid = false;
+};
+
+struct GateResult {
+  Decision decision = Decision::kReject;
+  std::vector<CheckedCall> calls;
+  std::vector<Violation> violations;
+  std::string stop_reason;
+};
+
+struct GateOptions {
+  // Cap on schema violations reported per call.
+  size_t max_violations_per_call = 20;
+};
+
+GateResult CheckToolCalls(const Snapshot& snapshot, RawCalls calls,
+                          const GateOptions& options = GateOptions());
+
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_GATE_GATE_H_

@@ -1,0 +1,170 @@
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/gate/calls.h"
+
+namespace toolgate {
+namespace {
+
+ReadError Error(absl::string_view code, std::string pointer,
+                std::string message) {
+  return ReadError{std::string(code), std::move(pointer), std::move(message)};
+}
+
+// A string member, or an error naming where it should have been.
+bool StringField(const Json& obj, const char* key, const std::string& where,
+                 bool required, std::string* out, ReadError* err) {
+  auto it = obj.find(key);
+  if (it == obj.end()) {
+    if (required) {
+      *err = Error("malformed_tool_call", where,
+                   absl::StrCat("missing \"", key, "\""));
+    }
+    return !required;
+  }
+  if (!it->is_string()) {
+    *err = Error("malformed_tool_call", absl::StrCat(where, "/", key),
+                 absl::StrCat("\"", key, "\" must be a string"));
+    return false;
+  }
+  *out = it->get<std::string>();
+  return true;
+}
+
+void SetArguments(const Json& value, const std::string& where, RawCall* call) {
+  if (!value.is_object()) {
+    call->error = Error("arguments_not_object", where,
+                        absl::StrCat("arguments must be a JSON object, got ",
+                                     JsonTypeName(value)));
+    return;
+  }
+  call->arguments = value;
+}
+
+RawCall ReadOpenAICall(const Json& tc, const std::string& where,
+                       const JsonLimits& limits) {
+  RawCall call;
+  call.source = "openai_tool_calls";
+  std::string type;
+  const Json* fn = nullptr;
+  if (!tc.is_object()) {
+    call.error = Error("malformed_tool_call", where, "a tool call is an object");
+  } else if (!StringField(tc, "id", where, false, &call.id, &call.error) ||
+             !StringField(tc, "type", where, true, &type, &call.error)) {
+  } else if (type != "function") {
+    call.error = Error("malformed_tool_call", where + "/type",
+                       "type must be \"function\"");
+  } else if (auto it = tc.find("function"); it == tc.end() || !it->is_object()) {
+    call.error = Error("malformed_tool_call", where + "/function",
+                       "\"function\" must be an object");
+  } else {
+    fn = &*it;
+  }
+  if (fn == nullptr) return call;
+  const std::string fwhere = where + "/function";
+  std::string text;
+  if (!StringField(*fn, "name", fwhere, true, &call.name, &call.error) ||
+      !StringField(*fn, "arguments", fwhere, true, &text, &call.error)) {
+    return call;
+  }
+  absl::StatusOr<Json> args = ParseStrictJson(text, limits);
+  if (!args.ok()) {
+    std::string code = JsonErrorCode(args.status());
+    if (code == kEmptyInput) code = "empty_arguments";
+    call.error = Error(code, JsonErrorPointer(args.status()),
+                       absl::StrCat("arguments string is not strict JSON: ",
+                                    args.status().message()));
+    return call;
+  }
+  SetArguments(*args, "", &call);
+  return call;
+}
+
+RawCalls ReadOpenAI(const Json& tool_calls, const std::string& where,
+                    const JsonLimits& limits) {
+  RawCalls out;
+  if (!tool_calls.is_array()) {
+    out.error = Error("malformed_tool_call", where, "tool_calls must be an array");
+    return out;
+  }
+  for (size_t i = 0; i < tool_calls.size(); ++i) {
+    out.calls.push_back(
+        ReadOpenAICall(tool_calls[i], absl::StrCat(where, "/", i), limits));
+  }
+  return out;
+}
+
+RawCalls ReadAnthropic(const Json& content) {
+  RawCalls out;
+  for (size_t i = 0; i < content.size(); ++i) {
+    const Json& block = content[i];
+    if (!block.is_object() || block.value("type", "") != "tool_use") continue;
+    const std::string where = absl::StrCat("/content/", i);
+    RawCall call;
+    call.source = "anthropic_tool_use";
+    if (StringField(block, "id", where, false, &call.id, &call.error) &&
+        StringField(block, "name", where, true, &call.name, &call.error)) {
+      auto input = block.find("input");
+      if (input == block.end()) {
+        call.error = Error("missing_arguments", where, "tool_use has no input");
+      } else {
+        SetArguments(*input, "", &call);
+      }
+    }
+    out.calls.push_back(std::move(call));
+  }
+  return out;
+}
+
+RawCalls ReadMcp(const Json& params) {
+  RawCalls out;
+  RawCall call;
+  call.source = "mcp_call";
+  if (StringField(params, "name", "", true, &call.name, &call.error)) {
+    auto args = params.find("arguments");
+    if (args == params.end()) {
+      call.error = Error("missing_arguments", "",
+                         "tools/call params carry no arguments object");
+    } else {
+      SetArguments(*args, "", &call);
+    }
+  }
+  out.calls.push_back(std::move(call));
+  return out;
+}
+
+}  // namespace
+
+RawCalls ReadNativeCalls(absl::string_view native_json,
+                         const JsonLimits& limits) {
+  RawCalls out;
+  absl::StatusOr<Json> doc = ParseStrictJson(native_json, limits);
+  if (!doc.ok()) {
+    out.error = Error(JsonErrorCode(doc.status()), JsonErrorPointer(doc.status()),
+                      absl::StrCat("native_json is not strict JSON: ",
+                                   doc.status().message()));
+    return out;
+  }
+  if (doc->is_array()) {
+    out = ReadOpenAI(*doc, "", limits);
+  } else if (doc->is_object() && doc->contains("tool_calls")) {
+    const Json& tc = (*doc)["tool_calls"];
+    if (!tc.is_null()) out = ReadOpenAI(tc, "/tool_calls", limits);
+  } else if (doc->is_object() && doc->contains("content") &&
+             (*doc)["content"].is_array()) {
+    out = ReadAnthropic((*doc)["content"]);
+  } else if (doc->is_object() && doc->contains("name")) {
+    out = ReadMcp(*doc);
+  } else {
+    out.error = Error("unrecognized_output", "",
+                      "native_json is not an OpenAI message or tool_calls "
+                      "array, an Anthropic message, or MCP tools/call params");
+    return out;
+  }
+  if (out.error.ok() && out.calls.empty()) {
+    out.error = Error("no_tool_call", "", "the output contains no tool call");
+  }
+  return out;
+}
+
+}  // namespace toolgate

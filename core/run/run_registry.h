@@ -1,0 +1,110 @@
+// Runs: one agent run pins one snapshot and carries the run's repair-loop
+// breaker.
+//
+// A run is opened against a snapshot and is named by run_id; every
+// run-scoped call must also present the run_token handed out at OpenRun. A
+// wrong token is PERMISSION_DENIED, never "no run": a caller that could
+// drop to stateless mode by garbling the token would skip the breaker.
+//
+// Thread-safety: RunRegistry and Run are internally synchronized.
+#ifndef TOOLGATE_CORE_RUN_RUN_REGISTRY_H_
+#define TOOLGATE_CORE_RUN_RUN_REGISTRY_H_
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "core/snapshot/snapshot.h"
+
+namespace toolgate {
+
+// Where a run's repair loop stands after a decision.
+struct LoopState {
+  int attempt = 0;        // Consecutive rejects so far, this one included.
+  int attempts_left = 0;  // Rejects left before the breaker opens.
+  bool breaker_open = false;
+};
+
+class Run {
+ public:
+  Run(std::string id, std::shared_ptr<const Snapshot> snapshot,
+      std::string model, std::map<std::string, std::string> context,
+      int max_consecutive_rejects);
+
+  const std::string& id() const { return id_; }
+  const Snapshot& snapshot() const { return *snapshot_; }
+  const std::shared_ptr<const Snapshot>& snapshot_ptr() const {
+    return snapshot_;
+  }
+  const std::string& model() const { return model_; }
+  int max_consecutive_rejects() const { return max_rejects_; }
+
+  // The loop state before deciding anything: an open breaker means STOP.
+  LoopState Current() const;
+
+  // Records one decision. A reject (unparseable and invalid alike) counts
+  // toward the breaker; an allow resets the count. Once the count reaches
+  // the limit the breaker stays open until Reset().
+  LoopState RecordReject();
+  LoopState RecordAllow();
+
+  void Reset();
+
+ private:
+  const std::string id_;
+  const std::shared_ptr<const Snapshot> snapshot_;
+  const std::string model_;
+  const std::map<std::string, std::string> context_;
+  const int max_rejects_;
+
+  mutable absl::Mutex mu_;
+  int consecutive_rejects_ ABSL_GUARDED_BY(mu_) = 0;
+  bool breaker_open_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+struct OpenedRun {
+  std::shared_ptr<Run> run;
+  std::string token;  // Handed to the caller once; only its hash is kept.
+};
+
+struct RunRegistryOptions {
+  size_t max_runs = 100000;
+};
+
+class RunRegistry {
+ public:
+  explicit RunRegistry(RunRegistryOptions options = {}) : options_(options) {}
+
+  // `max_consecutive_rejects` <= 0 takes the snapshot's setting.
+  absl::StatusOr<OpenedRun> Open(std::shared_ptr<const Snapshot> snapshot,
+                                 absl::string_view model,
+                                 std::map<std::string, std::string> context,
+                                 int max_consecutive_rejects);
+
+  // NOT_FOUND for an unknown (or closed) run, PERMISSION_DENIED for a
+  // token that does not match, INVALID_ARGUMENT for an empty one.
+  absl::StatusOr<std::shared_ptr<Run>> Authorize(absl::string_view run_id,
+                                                 absl::string_view token) const;
+
+  absl::Status Close(absl::string_view run_id, absl::string_view token);
+
+  size_t size() const;
+
+ private:
+  struct Entry {
+    std::shared_ptr<Run> run;
+    std::string token_hash;
+  };
+
+  const RunRegistryOptions options_;
+  mutable absl::Mutex mu_;
+  std::map<std::string, Entry, std::less<>> runs_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_RUN_RUN_REGISTRY_H_

@@ -1,0 +1,153 @@
+#include "core/snapshot/snapshot.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace toolgate {
+namespace {
+
+absl::StatusOr<std::shared_ptr<const schema::Schema>> CompileToolSchema(
+    const Manifest& m, const ToolSpec& tool, const Json& doc,
+    absl::string_view where) {
+  schema::CompileOptions options;
+  options.format_assertion = tool.policy.format_assertion;
+  options.documents = m.documents;
+  auto compiled = schema::Schema::Compile(doc, options);
+  if (!compiled.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tool \"", tool.name, "\": schema at ", where,
+                     " does not compile: ", compiled.status().message()));
+  }
+  return compiled;
+}
+
+// Levenshtein distance, bounded: names are short (<= 128 bytes).
+size_t EditDistance(absl::string_view a, absl::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
+    Manifest manifest, std::string name) {
+  std::shared_ptr<Snapshot> s(new Snapshot());
+  s->id_ = ManifestId(manifest);
+  s->name_ = std::move(name);
+  s->source_format_ = manifest.format;
+  s->canonical_json_ = CanonicalJson(ManifestToJson(manifest));
+  s->settings_ = manifest.settings;
+  s->warnings_ = manifest.warnings;
+  for (const ToolSpec& spec : manifest.tools) {
+    CompiledTool tool;
+    tool.spec = spec;
+    auto in = CompileToolSchema(manifest, spec, spec.input_schema,
+                                spec.input_schema_pointer);
+    if (!in.ok()) return in.status();
+    tool.input = *std::move(in);
+    if (spec.output_schema.has_value()) {
+      auto out = CompileToolSchema(manifest, spec, *spec.output_schema,
+                                   spec.output_schema_pointer);
+      if (!out.ok()) return out.status();
+      tool.output = *std::move(out);
+    }
+    s->tool_names_.push_back(spec.name);
+    s->tools_.emplace(spec.name, std::move(tool));
+  }
+  return std::shared_ptr<const Snapshot>(std::move(s));
+}
+
+const CompiledTool* Snapshot::FindTool(absl::string_view name) const {
+  auto it = tools_.find(name);
+  return it == tools_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> Snapshot::NearestToolNames(absl::string_view name,
+                                                    size_t max) const {
+  std::vector<std::pair<size_t, std::string>> scored;
+  const std::string lower = absl::AsciiStrToLower(name);
+  for (const std::string& candidate : tool_names_) {
+    const size_t d = EditDistance(lower, absl::AsciiStrToLower(candidate));
+    if (d <= std::max<size_t>(2, name.size() / 4)) {
+      scored.emplace_back(d, candidate);
+    }
+  }
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size() && i < max; ++i) {
+    out.push_back(scored[i].second);
+  }
+  return out;
+}
+
+absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Create(
+    absl::string_view manifest_json, ManifestFormat format,
+    absl::string_view name) {
+  absl::StatusOr<Manifest> manifest =
+      ParseManifest(manifest_json, format, options_.limits);
+  if (!manifest.ok()) return manifest.status();
+  const std::string id = ManifestId(*manifest);
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = by_id_.find(id);
+    if (it != by_id_.end()) {
+      if (!name.empty()) id_by_name_[std::string(name)] = id;
+      return it->second;
+    }
+  }
+  // Compile outside the lock: schemas can be large.
+  auto snapshot = Snapshot::Compile(*std::move(manifest), std::string(name));
+  if (!snapshot.ok()) return snapshot.status();
+  absl::MutexLock lock(&mu_);
+  if (by_id_.size() >= options_.max_snapshots && !by_id_.count(id)) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "snapshot store is full (", options_.max_snapshots, " snapshots)"));
+  }
+  auto [it, inserted] = by_id_.emplace(id, *snapshot);
+  if (!name.empty()) id_by_name_[std::string(name)] = id;
+  return it->second;
+}
+
+absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Get(
+    absl::string_view id) const {
+  absl::MutexLock lock(&mu_);
+  auto it = by_id_.find(id);
+  if (it == by_id_.end()) {
+    return absl::NotFoundError(absl::StrCat("no snapshot \"", id, "\""));
+  }
+  return it->second;
+}
+
+absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::GetByName(
+    absl::string_view name) const {
+  absl::MutexLock lock(&mu_);
+  auto it = id_by_name_.find(name);
+  if (it == id_by_name_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("no snapshot named \"", name, "\""));
+  }
+  return by_id_.at(it->second);
+}
+
+std::vector<std::shared_ptr<const Snapshot>> SnapshotStore::List() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::shared_ptr<const Snapshot>> out;
+  for (const auto& [id, s] : by_id_) out.push_back(s);
+  return out;
+}
+
+}  // namespace toolgate

@@ -1,0 +1,104 @@
+// Snapshots: a manifest compiled once into immutable, shareable form.
+//
+// A Snapshot owns the compiled input (and output) schema of every tool. It
+// is content-addressed (id = "sha256:" + digest of the canonical manifest),
+// so the same manifest yields the same id on any replica, and it never
+// changes after Compile: runs pin it by shared_ptr for their whole life.
+//
+// Thread-safety: Snapshot is immutable and safe to share. SnapshotStore is
+// internally synchronized.
+#ifndef TOOLGATE_CORE_SNAPSHOT_SNAPSHOT_H_
+#define TOOLGATE_CORE_SNAPSHOT_SNAPSHOT_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "core/manifest/manifest.h"
+#include "core/schema/schema.h"
+
+namespace toolgate {
+
+struct CompiledTool {
+  ToolSpec spec;
+  std::shared_ptr<const schema::Schema> input;
+  std::shared_ptr<const schema::Schema> output;  // Null when none declared.
+};
+
+class Snapshot {
+ public:
+  // Compiles every tool's schemas; the first schema that does not compile
+  // refuses the whole manifest (INVALID_ARGUMENT naming tool and pointer).
+  static absl::StatusOr<std::shared_ptr<const Snapshot>> Compile(
+      Manifest manifest, std::string name);
+
+  const std::string& id() const { return id_; }
+  const std::string& name() const { return name_; }
+  ManifestFormat source_format() const { return source_format_; }
+  const std::string& canonical_json() const { return canonical_json_; }
+  const RunSettings& settings() const { return settings_; }
+  const std::vector<std::string>& tool_names() const { return tool_names_; }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+  // Exact, case-sensitive lookup; nullptr when absent.
+  const CompiledTool* FindTool(absl::string_view name) const;
+
+  // Up to `max` tool names close to `name` (case-insensitive equality or a
+  // small edit distance), for hints only: never used to resolve a call.
+  std::vector<std::string> NearestToolNames(absl::string_view name,
+                                            size_t max = 3) const;
+
+ private:
+  Snapshot() = default;
+
+  std::string id_;
+  std::string name_;
+  ManifestFormat source_format_ = ManifestFormat::kAuto;
+  std::string canonical_json_;
+  RunSettings settings_;
+  std::vector<std::string> tool_names_;
+  std::vector<std::string> warnings_;
+  std::map<std::string, CompiledTool, std::less<>> tools_;
+};
+
+struct SnapshotStoreOptions {
+  JsonLimits limits;
+  size_t max_snapshots = 1024;
+};
+
+class SnapshotStore {
+ public:
+  explicit SnapshotStore(SnapshotStoreOptions options = {})
+      : options_(options) {}
+
+  // Parses, compiles and stores a manifest; an identical manifest returns
+  // the snapshot already held. `name` labels it (the newest wins).
+  absl::StatusOr<std::shared_ptr<const Snapshot>> Create(
+      absl::string_view manifest_json, ManifestFormat format,
+      absl::string_view name);
+
+  // NOT_FOUND when no snapshot has that id (or name).
+  absl::StatusOr<std::shared_ptr<const Snapshot>> Get(
+      absl::string_view id) const;
+  absl::StatusOr<std::shared_ptr<const Snapshot>> GetByName(
+      absl::string_view name) const;
+
+  std::vector<std::shared_ptr<const Snapshot>> List() const;
+
+ private:
+  const SnapshotStoreOptions options_;
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::shared_ptr<const Snapshot>, std::less<>> by_id_
+      ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::string, std::less<>> id_by_name_
+      ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_SNAPSHOT_SNAPSHOT_H_
