@@ -43,6 +43,8 @@ struct CliCase {
   std::function<void(FakeToolGate&)> check = [](FakeToolGate&) {};
 };
 
+void PrintTo(const CliCase& c, std::ostream* os) { *os << c.name; }
+
 std::function<void(FakeServer&)> Reply(const std::string& method,
                                        const google::protobuf::Message& msg) {
   std::shared_ptr<google::protobuf::Message> copy(msg.New());
@@ -90,7 +92,10 @@ TEST_P(CliTest, ExitCodeOutputAndRequest) {
     std::ofstream(tmp + "/" + file, std::ios::binary) << content;
   }
   const std::string closed = ClosedAddress();
-  std::vector<std::string> args = {"--addr", server.address()};
+  // The default target comes from the environment, so cases can still
+  // give --addr themselves.
+  setenv(kAddressEnvVar, server.address().c_str(), 1);
+  std::vector<std::string> args;
   for (const std::string& arg : c.args) {
     args.push_back(absl::StrReplaceAll(
         arg, {{"{addr}", server.address()}, {"{closed}", closed},
@@ -100,6 +105,7 @@ TEST_P(CliTest, ExitCodeOutputAndRequest) {
   std::ostringstream out, err;
 
   const int code = RunCli(args, in, out, err, InsecureChannelFactory());
+  unsetenv(kAddressEnvVar);
 
   EXPECT_EQ(code, c.exit_code) << "stdout: " << out.str()
                                << "\nstderr: " << err.str();
@@ -250,6 +256,305 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<CliCase>& info) {
       return info.param.name;
     });
+
+std::vector<CliCase> OtherCommandCases() {
+  v1::CreateSnapshotResponse created;
+  created.set_snapshot_id("sha256:abc");
+  created.add_tool_names("search");
+  created.set_format(v1::MANIFEST_FORMAT_OPENAI);
+  v1::OpenRunResponse opened;
+  opened.set_run_id("run-1");
+  opened.set_run_token("tok-1");
+  v1::ListSnapshotsResponse listed;
+  listed.add_snapshots()->set_snapshot_id("sha256:abc");
+  auto set_health = [](const std::string& service, bool serving) {
+    return [service, serving](FakeServer& s) {
+      s.server().GetHealthCheckService()->SetServingStatus(service, serving);
+    };
+  };
+  return {
+      {.name = "CreateSnapshot",
+       .args = {"create-snapshot", "--manifest", "{tmp}/m.json", "--format",
+                "openai", "--name", "weather"},
+       .script = Reply("CreateSnapshot", created),
+       .exit_code = 0,
+       .out_has = "\"format\": \"MANIFEST_FORMAT_OPENAI\"",
+       .files = {{"m.json", "[{\"type\": \"function\"}]\n"}},
+       .check = Sent<v1::CreateSnapshotRequest>(
+           "CreateSnapshot",
+           [](const v1::CreateSnapshotRequest& r) {
+             EXPECT_EQ(r.manifest_json(), "[{\"type\": \"function\"}]\n");
+             EXPECT_EQ(r.format(), v1::MANIFEST_FORMAT_OPENAI);
+             EXPECT_EQ(r.name(), "weather");
+           })},
+      {.name = "CreateSnapshotBadFormat",
+       .args = {"create-snapshot", "--format", "yaml"},
+       .exit_code = 2,
+       .err_has = "--format must be auto|toolgate|openai|anthropic|mcp",
+       .check = NoCall("CreateSnapshot")},
+      {.name = "CreateSnapshotRejected",
+       .args = {"create-snapshot", "--manifest", "-"},
+       .script = Fail("CreateSnapshot", grpc::StatusCode::INVALID_ARGUMENT),
+       .exit_code = 2,
+       .err_has = "INVALID_ARGUMENT",
+       .stdin_text = "{"},
+      {.name = "GetSnapshotByName",
+       .args = {"get-snapshot", "--name", "weather"},
+       .script = Reply("GetSnapshot", v1::GetSnapshotResponse()),
+       .exit_code = 0,
+       .out_has = "\"manifest_json\": \"\"",
+       .check = Sent<v1::GetSnapshotRequest>(
+           "GetSnapshot",
+           [](const v1::GetSnapshotRequest& r) {
+             EXPECT_EQ(r.name(), "weather");
+           })},
+      {.name = "GetSnapshotNotFound",
+       .args = {"get-snapshot", "--snapshot", "sha256:none"},
+       .script = Fail("GetSnapshot", grpc::StatusCode::NOT_FOUND),
+       .exit_code = 2,
+       .err_has = "NOT_FOUND"},
+      {.name = "ListSnapshots",
+       .args = {"list-snapshots"},
+       .script = Reply("ListSnapshots", listed),
+       .exit_code = 0,
+       .out_has = "sha256:abc"},
+      {.name = "OpenRun",
+       .args = {"open-run", "--snapshot", "sha256:abc", "--model", "m1",
+                "--context", "user=ann", "--context=team=a=b",
+                "--max-rejects", "3"},
+       .script = Reply("OpenRun", opened),
+       .exit_code = 0,
+       .out_has = "\"run_token\": \"tok-1\"",
+       .check = Sent<v1::OpenRunRequest>(
+           "OpenRun",
+           [](const v1::OpenRunRequest& r) {
+             EXPECT_EQ(r.snapshot_id(), "sha256:abc");
+             EXPECT_EQ(r.model(), "m1");
+             EXPECT_EQ(r.context().at("user"), "ann");
+             EXPECT_EQ(r.context().at("team"), "a=b");
+             EXPECT_EQ(r.max_consecutive_rejects(), 3);
+           })},
+      {.name = "OpenRunBadContext",
+       .args = {"open-run", "--context", "novalue"},
+       .exit_code = 2,
+       .err_has = "--context must be KEY=VALUE",
+       .check = NoCall("OpenRun")},
+      {.name = "OpenRunBadMaxRejects",
+       .args = {"open-run", "--max-rejects", "-1"},
+       .exit_code = 2,
+       .err_has = "--max-rejects",
+       .check = NoCall("OpenRun")},
+      {.name = "CloseRun",
+       .args = {"close-run", "--run", "run-1", "--token", "tok-1"},
+       .script = Reply("CloseRun", v1::CloseRunResponse()),
+       .exit_code = 0,
+       .out_has = "{",
+       .check = Sent<v1::CloseRunRequest>(
+           "CloseRun",
+           [](const v1::CloseRunRequest& r) {
+             EXPECT_EQ(r.run_id(), "run-1");
+             EXPECT_EQ(r.run_token(), "tok-1");
+           })},
+      {.name = "CloseRunDenied",
+       .args = {"close-run", "--run", "run-1", "--token", "wrong"},
+       .script = Fail("CloseRun", grpc::StatusCode::PERMISSION_DENIED),
+       .exit_code = 2,
+       .err_has = "PERMISSION_DENIED"},
+      {.name = "ResetRunFromRunFile",
+       .args = {"reset-run", "--run-file", "{tmp}/run.json"},
+       .script = Reply("ResetRun", v1::ResetRunResponse()),
+       .exit_code = 0,
+       .files = {{"run.json", R"({"runId":"run-9","runToken":"tok-9"})"}},
+       .check = Sent<v1::ResetRunRequest>(
+           "ResetRun",
+           [](const v1::ResetRunRequest& r) {
+             EXPECT_EQ(r.run_id(), "run-9");
+             EXPECT_EQ(r.run_token(), "tok-9");
+           })},
+      {.name = "ResetRunMalformedRunFile",
+       .args = {"reset-run", "--run-file", "{tmp}/run.json"},
+       .exit_code = 2,
+       .err_has = "--run-file",
+       .files = {{"run.json", R"({"run_id":"r","run_token":"t",})"}},
+       .check = NoCall("ResetRun")},
+      {.name = "HealthServing",
+       .args = {"health"},
+       .exit_code = 0,
+       .out_has = "\"status\": \"SERVING\""},
+      {.name = "HealthNotServing",
+       .args = {"health", "--service", "toolgate.v1.ToolGate"},
+       .script = set_health("toolgate.v1.ToolGate", false),
+       .exit_code = 1,
+       .out_has = "\"status\": \"NOT_SERVING\""},
+      {.name = "HealthUnknownService",
+       .args = {"health", "--service", "no.such.Service"},
+       .exit_code = 2,
+       .err_has = "NOT_FOUND"},
+      {.name = "HealthServerDown",
+       .args = {"--addr={closed}", "health"},
+       .exit_code = 2,
+       .err_has = "UNAVAILABLE"},
+  };
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Commands, CliTest, ::testing::ValuesIn(OtherCommandCases()),
+    [](const ::testing::TestParamInfo<CliCase>& info) {
+      return info.param.name;
+    });
+
+std::vector<CliCase> UsageCases() {
+  return {
+      {.name = "NoCommand", .args = {}, .exit_code = 2, .err_has = "usage:"},
+      {.name = "UnknownCommand",
+       .args = {"frobnicate"},
+       .exit_code = 2,
+       .err_has = "unknown command \"frobnicate\""},
+      {.name = "UnknownFlag",
+       .args = {"list-snapshots", "--verbose", "1"},
+       .exit_code = 2,
+       .err_has = "unknown flag --verbose",
+       .check = NoCall("ListSnapshots")},
+      {.name = "FlagOfAnotherCommand",
+       .args = {"close-run", "--native", "-"},
+       .exit_code = 2,
+       .err_has = "unknown flag --native",
+       .check = NoCall("CloseRun")},
+      {.name = "MissingValue",
+       .args = {"get-snapshot", "--snapshot"},
+       .exit_code = 2,
+       .err_has = "--snapshot needs a value",
+       .check = NoCall("GetSnapshot")},
+      {.name = "RepeatedFlag",
+       .args = {"get-snapshot", "--snapshot", "a", "--snapshot", "b"},
+       .exit_code = 2,
+       .err_has = "given more than once",
+       .check = NoCall("GetSnapshot")},
+      {.name = "Positional",
+       .args = {"get-snapshot", "sha256:abc"},
+       .exit_code = 2,
+       .err_has = "unexpected argument \"sha256:abc\"",
+       .check = NoCall("GetSnapshot")},
+      {.name = "UnknownGlobalFlag",
+       .args = {"--verbose", "x", "list-snapshots"},
+       .exit_code = 2,
+       .err_has = "unknown flag --verbose",
+       .check = NoCall("ListSnapshots")},
+      {.name = "ZeroTimeout",
+       .args = {"--timeout", "0", "list-snapshots"},
+       .exit_code = 2,
+       .err_has = "--timeout must be seconds",
+       .check = NoCall("ListSnapshots")},
+      {.name = "NonNumericTimeout",
+       .args = {"list-snapshots", "--timeout", "soon"},
+       .exit_code = 2,
+       .err_has = "--timeout must be seconds",
+       .check = NoCall("ListSnapshots")},
+      {.name = "NanTimeout",
+       .args = {"list-snapshots", "--timeout", "nan"},
+       .exit_code = 2,
+       .err_has = "--timeout must be seconds"},
+      {.name = "RequestNotAnObject",
+       .args = {"list-snapshots", "--request", "-"},
+       .exit_code = 2,
+       .err_has = "expected a JSON object",
+       .stdin_text = "[]",
+       .check = NoCall("ListSnapshots")},
+      {.name = "RepeatedGlobalFlag",
+       .args = {"--addr", "{addr}", "--addr", "{addr}", "list-snapshots"},
+       .exit_code = 2,
+       .err_has = "--addr given more than once",
+       .check = NoCall("ListSnapshots")},
+      {.name = "LaterAddrWins",
+       .args = {"--addr", "{closed}", "list-snapshots", "--addr", "{addr}"},
+       .script = Reply("ListSnapshots", v1::ListSnapshotsResponse()),
+       .exit_code = 0,
+       .out_has = "\"snapshots\": []"},
+      {.name = "Help", .args = {"help"}, .exit_code = 0, .out_has = "validate"},
+  };
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Usage, CliTest, ::testing::ValuesIn(UsageCases()),
+    [](const ::testing::TestParamInfo<CliCase>& info) {
+      return info.param.name;
+    });
+
+// Which target the CLI dials: --addr, else $TOOLGATE_ADDR, else the default.
+TEST(CliAddressTest, FlagThenEnvironmentThenDefault) {
+  struct Case {
+    const char* env;  // nullptr: unset.
+    std::vector<std::string> args;
+    std::string dialed;
+  };
+  const std::vector<Case> cases = {
+      {nullptr, {"list-snapshots"}, kDefaultAddress},
+      {"", {"list-snapshots"}, kDefaultAddress},
+      {"unix:/run/toolgate.sock", {"list-snapshots"}, "unix:/run/toolgate.sock"},
+      {"unix:/run/toolgate.sock",
+       {"--addr", "10.0.0.1:7", "list-snapshots"},
+       "10.0.0.1:7"},
+  };
+  for (const Case& c : cases) {
+    if (c.env == nullptr) {
+      unsetenv(kAddressEnvVar);
+    } else {
+      setenv(kAddressEnvVar, c.env, 1);
+    }
+    std::string dialed;
+    const std::string closed = ClosedAddress();
+    ChannelFactory factory = [&](const std::string& target) {
+      dialed = target;
+      // Dial nowhere useful: only the chosen target matters here.
+      return grpc::CreateChannel(closed, grpc::InsecureChannelCredentials());
+    };
+    std::istringstream in;
+    std::ostringstream out, err;
+    EXPECT_EQ(RunCli(c.args, in, out, err, factory), kExitError);
+    EXPECT_EQ(dialed, c.dialed);
+  }
+  unsetenv(kAddressEnvVar);
+}
+
+TEST(CliAddressTest, NullChannelIsAnError) {
+  std::istringstream in;
+  std::ostringstream out, err;
+  EXPECT_EQ(RunCli({"list-snapshots"}, in, out, err,
+                   [](const std::string&) { return nullptr; }),
+            kExitError);
+  EXPECT_NE(err.str().find("cannot create a channel"), std::string::npos);
+}
+
+// What open-run prints is what --run-file reads: a script can chain them.
+TEST(CliChainTest, OpenRunOutputFeedsRunFile) {
+  FakeServer server;
+  v1::OpenRunResponse opened;
+  opened.set_run_id("run-42");
+  opened.set_run_token("tok-42");
+  opened.set_snapshot_id("sha256:abc");
+  server.service().Reply("OpenRun", opened);
+  server.service().Reply("CloseRun", v1::CloseRunResponse());
+  const std::string run_file = TmpDir() + "/chain_run.json";
+  std::istringstream in;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunCli({"--addr", server.address(), "open-run", "--snapshot",
+                    "sha256:abc"},
+                   in, out, err, InsecureChannelFactory()),
+            kExitOk)
+      << err.str();
+  std::ofstream(run_file) << out.str();
+
+  std::ostringstream out2, err2;
+  ASSERT_EQ(RunCli({"--addr", server.address(), "close-run", "--run-file",
+                    run_file},
+                   in, out2, err2, InsecureChannelFactory()),
+            kExitOk)
+      << err2.str();
+  v1::CloseRunRequest sent;
+  ASSERT_TRUE(server.service().LastRequest("CloseRun", &sent));
+  EXPECT_EQ(sent.run_id(), "run-42");
+  EXPECT_EQ(sent.run_token(), "tok-42");
+}
 
 }  // namespace
 }  // namespace client
