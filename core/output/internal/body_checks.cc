@@ -101,6 +101,10 @@ std::string CheckHttpStatus(int http_status) {
 }
 
 std::string CheckContentType(absl::string_view content_type) {
+  // A null string_view splits into nothing at all, so test emptiness first.
+  if (absl::StripAsciiWhitespace(content_type).empty()) {
+    return "content type is missing";
+  }
   const std::vector<absl::string_view> parts =
       absl::StrSplit(content_type, ';');
   const std::string media_type =
@@ -143,14 +147,12 @@ bool LooksLikeMarkupBody(absl::string_view body) {
 
 std::string Excerpt(absl::string_view text, size_t start, size_t max_bytes) {
   if (start >= text.size()) return "";
-  while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) {
-    --start;
-  }
+  const auto continuation = [&](size_t i) {
+    return (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80;
+  };
+  while (start > 0 && continuation(start)) --start;
   size_t end = std::min(text.size(), start + max_bytes);
-  while (end < text.size() && end > start &&
-         (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) {
-    --end;
-  }
+  while (end < text.size() && end > start && continuation(end)) --end;
   std::string out(text.substr(start, end - start));
   for (char& c : out) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = ' ';

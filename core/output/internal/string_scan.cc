@@ -23,7 +23,8 @@ constexpr PatternDef kInjectionPatterns[] = {
      R"re((?i)\b(?:ignore|disregard|forget|override|bypass)\s+)re"
      R"re((?:(?:all|any|the|your|my|these|those|previous|prior|above|)re"
      R"re(earlier|preceding|original|system|every)\s+){0,4})re"
-     R"re((?:instructions?|prompts?|rules|directions|guidelines|guardrails)\b)re"
+     R"re((?:instructions?|prompts?|rules|directions|guidelines|)re"
+     R"re(guardrails)\b)re"
      R"re(|\bnew\s+(?:system\s+)?instructions\s*:)re"},
     {"role_marker",
      R"re((?im)^[ \t]*(?:system|assistant|developer|human)[ \t]*:)re"},
@@ -34,7 +35,8 @@ constexpr PatternDef kInjectionPatterns[] = {
     {"tool_call_syntax",
      R"re((?i)</?(?:tool_call|tool_calls|tool_use|function_call|)re"
      R"re(function_calls)\b)re"
-     R"re(|\{\s*"name"\s*:\s*"[^"]*"\s*,\s*"(?:arguments|parameters|input)"\s*:)re"
+     R"re(|\{\s*"name"\s*:\s*"[^"]*"\s*,)re"
+     R"re(\s*"(?:arguments|parameters|input)"\s*:)re"
      R"re(|"tool_calls"\s*:\s*\[)re"},
 };
 

@@ -44,7 +44,8 @@ bool FindMarkupInString(absl::string_view text, PatternMatch* match);
 //   chat_template_token   <|im_start|>, <|im_end|>, <|endoftext|>,
 //                         <|eot_id|>, <|start_header_id|>, [INST], <<SYS>> ...
 //   tool_call_syntax      <tool_call>, <function_call>, <tool_use>,
-//                         {"name": "...", "arguments"|"parameters"|"input": ...},
+//                         {"name": "...", "arguments": ...} (or
+//                         "parameters" / "input" in place of "arguments"),
 //                         "tool_calls": [
 std::vector<PatternMatch> FindInjections(absl::string_view text);
 
