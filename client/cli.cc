@@ -1,5 +1,6 @@
 #include "client/cli.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -104,10 +106,58 @@ void MergeGlobals(const Flags& flags, GlobalOptions* globals) {
   if (auto timeout = flags.Get("timeout")) globals->timeout = timeout;
 }
 
-int GeneralUsageError(std::ostream& err, const std::string& message) {
+int GeneralUsageError(std::ostream& err, absl::string_view message) {
   err << "toolgatectl: " << message << "\nusage: " << kGlobalUsage
       << " COMMAND [FLAGS] (try: toolgatectl help)\n";
   return kExitError;
+}
+
+// A parsed command line, before anything is dialed.
+struct Invocation {
+  const Command* command = nullptr;
+  std::string usage;
+  Flags flags;
+  std::vector<std::string> rest;
+  absl::Duration timeout;
+  std::string address;
+};
+
+// Length of the leading run of global flags (with their values).
+size_t LeadingFlagsEnd(const std::vector<std::string>& args) {
+  size_t i = 0;
+  while (i < args.size() && absl::StartsWith(args[i], "--") &&
+         args[i] != "--help") {
+    i += absl::StrContains(args[i], '=') ? 1 : 2;
+  }
+  return std::min(i, args.size());
+}
+
+// Parses everything after the command name; on failure prints the error
+// and the command's usage line.
+bool ParseCommandArgs(const std::vector<std::string>& args, size_t begin,
+                      const Flags& leading, Invocation* inv,
+                      std::ostream& err) {
+  std::vector<FlagSpec> allowed = inv->command->flags;
+  allowed.insert(allowed.end(), GlobalFlags().begin(), GlobalFlags().end());
+  absl::StatusOr<Flags> flags = inv->command->pass_through
+                                    ? Flags::Parse({}, 0, allowed)
+                                    : Flags::Parse(args, begin, allowed);
+  auto fail = [&](const absl::Status& status) {
+    err << "toolgatectl: " << inv->command->name << ": " << status.message()
+        << "\n" << inv->usage << "\n";
+    return false;
+  };
+  if (!flags.ok()) return fail(flags.status());
+  GlobalOptions globals;
+  MergeGlobals(leading, &globals);
+  MergeGlobals(*flags, &globals);
+  absl::StatusOr<absl::Duration> timeout =
+      ParseTimeout(globals.timeout.value_or("5"));
+  if (!timeout.ok()) return fail(timeout.status());
+  inv->flags = *std::move(flags);
+  inv->timeout = *timeout;
+  inv->address = ResolveAddress(globals.addr);
+  return true;
 }
 
 }  // namespace
@@ -121,18 +171,11 @@ ChannelFactory InsecureChannelFactory() {
 int RunCli(const std::vector<std::string>& args, std::istream& in,
            std::ostream& out, std::ostream& err,
            const ChannelFactory& channel_factory) {
-  size_t i = 0;
-  while (i < args.size() && args[i].rfind("--", 0) == 0 && args[i] != "--help") {
-    ++i;  // Skip global flags and their values; parsed below.
-    if (args[i - 1].find('=') == std::string::npos) ++i;
-  }
-  if (i > args.size()) return GeneralUsageError(err, "flag needs a value");
-  absl::StatusOr<Flags> leading =
-      Flags::Parse(std::vector<std::string>(args.begin(), args.begin() + i), 0,
-                   GlobalFlags());
-  if (!leading.ok()) {
-    return GeneralUsageError(err, std::string(leading.status().message()));
-  }
+  const size_t i = LeadingFlagsEnd(args);
+  absl::StatusOr<Flags> leading = Flags::Parse(
+      std::vector<std::string>(args.begin(), args.begin() + i), 0,
+      GlobalFlags());
+  if (!leading.ok()) return GeneralUsageError(err, leading.status().message());
   if (i == args.size()) return GeneralUsageError(err, "missing command");
   if (args[i] == "help" || args[i] == "--help" || args[i] == "-h") {
     PrintHelp(out);
@@ -140,43 +183,28 @@ int RunCli(const std::vector<std::string>& args, std::istream& in,
   }
   std::optional<std::pair<size_t, size_t>> found = FindCommand(args, i);
   if (!found.has_value()) {
-    return GeneralUsageError(err,
-                             absl::StrCat("unknown command \"", args[i], "\""));
+    return GeneralUsageError(
+        err, absl::StrCat("unknown command \"", args[i], "\""));
   }
-  const Command& command = Commands()[found->first];
-  const size_t rest_begin = i + found->second;
-  const std::string usage = UsageLine(command);
-  const std::vector<std::string> rest(args.begin() + rest_begin, args.end());
-
-  std::vector<FlagSpec> allowed = command.flags;
-  allowed.insert(allowed.end(), GlobalFlags().begin(), GlobalFlags().end());
-  absl::StatusOr<Flags> flags = command.pass_through
-                                    ? Flags::Parse({}, 0, allowed)
-                                    : Flags::Parse(args, rest_begin, allowed);
-  if (!flags.ok()) {
-    err << "toolgatectl: " << command.name << ": " << flags.status().message()
-        << "\n" << usage << "\n";
+  Invocation inv;
+  inv.command = &Commands()[found->first];
+  inv.usage = UsageLine(*inv.command);
+  inv.rest.assign(args.begin() + i + found->second, args.end());
+  if (!ParseCommandArgs(args, i + found->second, *leading, &inv, err)) {
     return kExitError;
   }
-  GlobalOptions globals;
-  MergeGlobals(*leading, &globals);
-  MergeGlobals(*flags, &globals);
-  absl::StatusOr<absl::Duration> timeout =
-      ParseTimeout(globals.timeout.value_or("5"));
-  if (!timeout.ok()) {
-    return GeneralUsageError(err, std::string(timeout.status().message()));
-  }
-  const std::string address = ResolveAddress(globals.addr);
-  std::shared_ptr<grpc::ChannelInterface> channel = channel_factory(address);
+  std::shared_ptr<grpc::ChannelInterface> channel =
+      channel_factory(inv.address);
   if (channel == nullptr) {
-    err << "toolgatectl: cannot create a channel to \"" << address << "\"\n";
+    err << "toolgatectl: cannot create a channel to \"" << inv.address
+        << "\"\n";
     return kExitError;
   }
-  ToolGateClient client(channel, ToolGateClientOptions{*timeout});
+  ToolGateClient client(channel, ToolGateClientOptions{inv.timeout});
   InputReader inputs(in);
-  CommandContext ctx{command.name, usage,  *flags, rest, inputs, channel,
-                     client,       *timeout, in,   out,  err};
-  return command.run(ctx);
+  CommandContext ctx{inv.command->name, inv.usage, inv.flags, inv.rest,
+                     inputs, channel, client, inv.timeout, in, out, err};
+  return inv.command->run(ctx);
 }
 
 }  // namespace client
