@@ -48,6 +48,8 @@ TEST(CheckContentType, Table) {
       {"application/json; garbage", false},
       {"application/x json", false},
   };
+  // A default string_view (null data) is "missing", not a crash.
+  EXPECT_NE(CheckContentType(absl::string_view()), "");
   for (const Case& c : cases) {
     EXPECT_EQ(CheckContentType(c.content_type).empty(), c.ok)
         << "\"" << c.content_type << "\": " << CheckContentType(c.content_type);
