@@ -1,0 +1,68 @@
+// CommonMark fenced code blocks, as model output writes them.
+//
+// Both the tool-call extractor and the verdict reader take the LAST fenced
+// JSON block as authoritative, so they must agree exactly on where a fence
+// opens and closes. The rules (CommonMark 0.30, section 4.5, minus
+// container blocks):
+//   * an opening fence is a line indented by at most 3 spaces, then at least
+//     3 backticks or at least 3 tildes, then an optional info string; a
+//     backtick fence's info string may not contain a backtick (otherwise the
+//     line is inline code, not a fence);
+//   * the closing fence is a line indented by at most 3 spaces holding at
+//     least as many of the same character and nothing else but spaces/tabs;
+//   * a fence that is never closed runs to the end of the text (for model
+//     output this means the output was cut off);
+//   * lines end at "\n"; a "\r" before it is part of the line ending, so
+//     CRLF text behaves like LF text. A lone "\r" does not end a line.
+//
+// Thread-safety: pure functions.
+#ifndef TOOLGATE_CORE_EXTRACT_FENCES_H_
+#define TOOLGATE_CORE_EXTRACT_FENCES_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+
+namespace toolgate {
+namespace extract {
+
+struct Fence {
+  size_t begin = 0;          // Start of the opening fence line.
+  size_t content_begin = 0;  // First byte after the opening line.
+  size_t content_end = 0;    // Start of the closing line (or end of text).
+  size_t end = 0;            // First byte after the closing line.
+  char marker = '`';         // '`' or '~'.
+  size_t marker_length = 0;  // Number of marker characters, >= 3.
+  std::string info;          // Info string, trimmed.
+  bool closed = false;
+
+  absl::string_view Content(absl::string_view text) const {
+    return text.substr(content_begin, content_end - content_begin);
+  }
+};
+
+// True when the info string marks JSON for our purposes: empty, or a first
+// word equal to "json" in any case ("json", "JSON", "json title=x").
+bool IsJsonInfo(absl::string_view info);
+
+// If the line starting at `line_begin` opens a fence, returns that fence,
+// scanned to its closing line (or to the end of `text` when unclosed).
+// `line_begin` must be 0 or follow a '\n'.
+std::optional<Fence> MatchFenceAt(absl::string_view text, size_t line_begin);
+
+// All fences of `text`, in order. Text inside one fence is never read as
+// another fence opener.
+std::vector<Fence> FindFences(absl::string_view text);
+
+// True when the last line of `text` (from its final '\n') is a proper prefix
+// of a fence opener: up to 3 spaces then one or two backticks or tildes.
+// Output cut off there may have been opening a block.
+bool EndsWithPartialFenceOpener(absl::string_view text);
+
+}  // namespace extract
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_EXTRACT_FENCES_H_
