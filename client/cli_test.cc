@@ -1,15 +1,13 @@
-#include "client/cli.h"
-
+// toolgatectl: every command but validate, usage errors, address
+// resolution and chaining commands through --run-file.
 #include <cstdlib>
 #include <fstream>
-#include <functional>
-#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_replace.h"
-#include "client/fake_toolgate.h"
+#include "client/cli.h"
+#include "client/cli_test_util.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "gtest/gtest.h"
 
@@ -17,245 +15,20 @@ namespace toolgate {
 namespace client {
 namespace {
 
+using testing::CliCase;
+using testing::CliCaseName;
 using testing::ClosedAddress;
+using testing::Fail;
 using testing::FakeServer;
 using testing::FakeToolGate;
-
-v1::ValidateToolCallResponse Decided(v1::Decision decision) {
-  v1::ValidateToolCallResponse response;
-  response.set_decision(decision);
-  v1::ToolCall* call = response.add_calls();
-  call->set_name("search");
-  call->set_arguments_json(R"({"q":"x"})");
-  return response;
-}
-
-struct CliCase {
-  std::string name;
-  std::vector<std::string> args;  // {addr}, {closed} and {tmp} substituted.
-  std::function<void(FakeServer&)> script = [](FakeServer&) {};
-  int exit_code = 0;
-  std::string out_has;
-  std::string err_has;
-  std::string stdin_text;
-  std::map<std::string, std::string> files;  // Written under {tmp}.
-  // Checks what the server received (or that it received nothing).
-  std::function<void(FakeToolGate&)> check = [](FakeToolGate&) {};
-};
-
-void PrintTo(const CliCase& c, std::ostream* os) { *os << c.name; }
-
-std::function<void(FakeServer&)> Reply(const std::string& method,
-                                       const google::protobuf::Message& msg) {
-  std::shared_ptr<google::protobuf::Message> copy(msg.New());
-  copy->CopyFrom(msg);
-  return [method, copy](FakeServer& s) { s.service().Reply(method, *copy); };
-}
-
-std::function<void(FakeServer&)> Fail(const std::string& method,
-                                      grpc::StatusCode code) {
-  return [method, code](FakeServer& s) {
-    s.service().Fail(method, grpc::Status(code, "scripted"));
-  };
-}
-
-std::function<void(FakeToolGate&)> NoCall(const std::string& method) {
-  return [method](FakeToolGate& fake) {
-    EXPECT_EQ(fake.CallCount(method), 0) << method << " must not be called";
-  };
-}
-
-template <typename Request>
-std::function<void(FakeToolGate&)> Sent(
-    const std::string& method, std::function<void(const Request&)> expect) {
-  return [method, expect](FakeToolGate& fake) {
-    Request request;
-    ASSERT_TRUE(fake.LastRequest(method, &request)) << method << " not called";
-    expect(request);
-  };
-}
-
-std::string TmpDir() {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return dir != nullptr ? dir : "/tmp";
-}
+using testing::NoCall;
+using testing::Reply;
+using testing::Sent;
+using testing::TmpDir;
 
 class CliTest : public ::testing::TestWithParam<CliCase> {};
 
-TEST_P(CliTest, ExitCodeOutputAndRequest) {
-  const CliCase& c = GetParam();
-  FakeServer server;
-  c.script(server);
-  const std::string tmp = TmpDir() + "/" + c.name;
-  ASSERT_EQ(system(("mkdir -p '" + tmp + "'").c_str()), 0);
-  for (const auto& [file, content] : c.files) {
-    std::ofstream(tmp + "/" + file, std::ios::binary) << content;
-  }
-  const std::string closed = ClosedAddress();
-  // The default target comes from the environment, so cases can still
-  // give --addr themselves.
-  setenv(kAddressEnvVar, server.address().c_str(), 1);
-  std::vector<std::string> args;
-  for (const std::string& arg : c.args) {
-    args.push_back(absl::StrReplaceAll(
-        arg, {{"{addr}", server.address()}, {"{closed}", closed},
-              {"{tmp}", tmp}}));
-  }
-  std::istringstream in(c.stdin_text);
-  std::ostringstream out, err;
-
-  const int code = RunCli(args, in, out, err, InsecureChannelFactory());
-  unsetenv(kAddressEnvVar);
-
-  EXPECT_EQ(code, c.exit_code) << "stdout: " << out.str()
-                               << "\nstderr: " << err.str();
-  EXPECT_NE(out.str().find(c.out_has), std::string::npos) << out.str();
-  EXPECT_NE(err.str().find(c.err_has), std::string::npos) << err.str();
-  c.check(server.service());
-}
-
-std::vector<CliCase> ValidateCases() {
-  v1::ValidateToolCallResponse nameless = Decided(v1::DECISION_ALLOW);
-  nameless.mutable_calls(0)->clear_name();
-  return {
-      {.name = "AllowFromStdin",
-       .args = {"validate", "--snapshot", "sha256:s", "--native", "-"},
-       .script = Reply("ValidateToolCall", Decided(v1::DECISION_ALLOW)),
-       .exit_code = 0,
-       .out_has = "\"decision\": \"DECISION_ALLOW\"",
-       .stdin_text = R"({"tool_calls":[]})",
-       .check = Sent<v1::ValidateToolCallRequest>(
-           "ValidateToolCall",
-           [](const v1::ValidateToolCallRequest& r) {
-             EXPECT_EQ(r.snapshot_id(), "sha256:s");
-             EXPECT_EQ(r.native_json(), R"({"tool_calls":[]})");
-           })},
-      {.name = "Reject",
-       .args = {"validate", "--snapshot", "s", "--text", "-"},
-       .script = Reply("ValidateToolCall", Decided(v1::DECISION_REJECT)),
-       .exit_code = 1,
-       .out_has = "DECISION_REJECT",
-       .err_has = "denied: decision DECISION_REJECT"},
-      {.name = "Stop",
-       .args = {"validate", "--snapshot", "s"},
-       .script = Reply("ValidateToolCall", Decided(v1::DECISION_STOP)),
-       .exit_code = 1,
-       .err_has = "DECISION_STOP"},
-      {.name = "NeedsApproval",
-       .args = {"validate", "--snapshot", "s"},
-       .script =
-           Reply("ValidateToolCall", Decided(v1::DECISION_NEEDS_APPROVAL)),
-       .exit_code = 1},
-      {.name = "UnspecifiedPrintsDefaults",
-       .args = {"validate", "--snapshot", "s"},
-       .script = Reply("ValidateToolCall", v1::ValidateToolCallResponse()),
-       .exit_code = 1,
-       .out_has = "\"attempts_left\": 0",
-       .err_has = "DECISION_UNSPECIFIED"},
-      {.name = "AllowWithNamelessCall",
-       .args = {"validate", "--snapshot", "s"},
-       .script = Reply("ValidateToolCall", nameless),
-       .exit_code = 1,
-       .err_has = "no name"},
-      {.name = "Unavailable",
-       .args = {"validate", "--snapshot", "s"},
-       .script = Fail("ValidateToolCall", grpc::StatusCode::UNAVAILABLE),
-       .exit_code = 2,
-       .err_has = "UNAVAILABLE"},
-      {.name = "Internal",
-       .args = {"validate", "--snapshot", "s"},
-       .script = Fail("ValidateToolCall", grpc::StatusCode::INTERNAL),
-       .exit_code = 2,
-       .err_has = "INTERNAL"},
-      {.name = "Deadline",
-       .args = {"validate", "--snapshot", "s", "--timeout", "0.2"},
-       .script = [](FakeServer& s) { s.service().Hang("ValidateToolCall"); },
-       .exit_code = 2,
-       .err_has = "DEADLINE_EXCEEDED"},
-      {.name = "ServerDown",
-       .args = {"validate", "--addr", "{closed}", "--snapshot", "s"},
-       .exit_code = 2,
-       .err_has = "UNAVAILABLE"},
-      {.name = "RunFileTextRepair",
-       .args = {"validate", "--run-file", "{tmp}/run.json", "--text",
-                "{tmp}/out.txt", "--repair", "syntax"},
-       .script = Reply("ValidateToolCall", Decided(v1::DECISION_ALLOW)),
-       .exit_code = 0,
-       .files = {{"run.json",
-                  R"({"run_id":"r1","run_token":"t1","snapshot_id":"s"})"},
-                 {"out.txt", "call search(q=1)"}},
-       .check = Sent<v1::ValidateToolCallRequest>(
-           "ValidateToolCall",
-           [](const v1::ValidateToolCallRequest& r) {
-             EXPECT_EQ(r.run_id(), "r1");
-             EXPECT_EQ(r.run_token(), "t1");
-             EXPECT_EQ(r.snapshot_id(), "");
-             EXPECT_EQ(r.text(), "call search(q=1)");
-             EXPECT_EQ(r.repair(), v1::REPAIR_POLICY_SYNTAX_REPAIR);
-           })},
-      {.name = "FlagsOverrideRequestJson",
-       .args = {"validate", "--request", "{tmp}/req.json", "--token", "t2"},
-       .script = Reply("ValidateToolCall", Decided(v1::DECISION_ALLOW)),
-       .exit_code = 0,
-       .files = {{"req.json",
-                  R"({"runId":"r","runToken":"t","nativeJson":"[]",)"
-                  R"("repair":"REPAIR_POLICY_STRICT"})"}},
-       .check = Sent<v1::ValidateToolCallRequest>(
-           "ValidateToolCall",
-           [](const v1::ValidateToolCallRequest& r) {
-             EXPECT_EQ(r.run_id(), "r");
-             EXPECT_EQ(r.run_token(), "t2");
-             EXPECT_EQ(r.native_json(), "[]");
-             EXPECT_EQ(r.repair(), v1::REPAIR_POLICY_STRICT);
-           })},
-      {.name = "DuplicateKeyInRequest",
-       .args = {"validate", "--request", "-"},
-       .exit_code = 2,
-       .err_has = "duplicate_key",
-       .stdin_text = R"({"snapshotId":"a","snapshotId":"b"})",
-       .check = NoCall("ValidateToolCall")},
-      {.name = "UnknownFieldInRequest",
-       .args = {"validate", "--request", "-"},
-       .exit_code = 2,
-       .err_has = "usage:",
-       .stdin_text = R"({"snapshotId":"a","allow":true})",
-       .check = NoCall("ValidateToolCall")},
-      {.name = "NativeAndText",
-       .args = {"validate", "--native", "-", "--text", "{tmp}/x"},
-       .exit_code = 2,
-       .err_has = "not both",
-       .files = {{"x", "t"}},
-       .check = NoCall("ValidateToolCall")},
-      {.name = "StdinTwice",
-       .args = {"validate", "--request", "-", "--native", "-"},
-       .exit_code = 2,
-       .err_has = "cannot both read stdin",
-       .stdin_text = "{}",
-       .check = NoCall("ValidateToolCall")},
-      {.name = "BadRepair",
-       .args = {"validate", "--repair", "lenient"},
-       .exit_code = 2,
-       .err_has = "--repair must be strict|syntax",
-       .check = NoCall("ValidateToolCall")},
-      {.name = "RunFileWithoutToken",
-       .args = {"validate", "--run-file", "{tmp}/run.json"},
-       .exit_code = 2,
-       .err_has = "needs both run_id and run_token",
-       .files = {{"run.json", R"({"run_id":"r1"})"}},
-       .check = NoCall("ValidateToolCall")},
-      {.name = "MissingFile",
-       .args = {"validate", "--native", "{tmp}/absent.json"},
-       .exit_code = 2,
-       .err_has = "cannot open",
-       .check = NoCall("ValidateToolCall")},
-  };
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    Validate, CliTest, ::testing::ValuesIn(ValidateCases()),
-    [](const ::testing::TestParamInfo<CliCase>& info) {
-      return info.param.name;
-    });
+TEST_P(CliTest, ExitCodeOutputAndRequest) { testing::RunCliCase(GetParam()); }
 
 std::vector<CliCase> OtherCommandCases() {
   v1::CreateSnapshotResponse created;
@@ -397,11 +170,8 @@ std::vector<CliCase> OtherCommandCases() {
   };
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Commands, CliTest, ::testing::ValuesIn(OtherCommandCases()),
-    [](const ::testing::TestParamInfo<CliCase>& info) {
-      return info.param.name;
-    });
+INSTANTIATE_TEST_SUITE_P(Commands, CliTest, ::testing::ValuesIn(OtherCommandCases()),
+                         CliCaseName);
 
 std::vector<CliCase> UsageCases() {
   return {
@@ -474,11 +244,8 @@ std::vector<CliCase> UsageCases() {
   };
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Usage, CliTest, ::testing::ValuesIn(UsageCases()),
-    [](const ::testing::TestParamInfo<CliCase>& info) {
-      return info.param.name;
-    });
+INSTANTIATE_TEST_SUITE_P(Usage, CliTest, ::testing::ValuesIn(UsageCases()),
+                         CliCaseName);
 
 // Which target the CLI dials: --addr, else $TOOLGATE_ADDR, else the default.
 TEST(CliAddressTest, FlagThenEnvironmentThenDefault) {

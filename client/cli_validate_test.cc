@@ -1,0 +1,178 @@
+// toolgatectl validate: exit 0 only for a well-formed DECISION_ALLOW.
+#include <string>
+#include <vector>
+
+#include "client/cli.h"
+#include "client/cli_test_util.h"
+#include "gtest/gtest.h"
+
+namespace toolgate {
+namespace client {
+namespace {
+
+using testing::CliCase;
+using testing::CliCaseName;
+using testing::Fail;
+using testing::FakeServer;
+using testing::FakeToolGate;
+using testing::NoCall;
+using testing::Reply;
+using testing::Sent;
+
+v1::ValidateToolCallResponse Decided(v1::Decision decision) {
+  v1::ValidateToolCallResponse response;
+  response.set_decision(decision);
+  v1::ToolCall* call = response.add_calls();
+  call->set_name("search");
+  call->set_arguments_json(R"({"q":"x"})");
+  return response;
+}
+
+class CliValidateTest : public ::testing::TestWithParam<CliCase> {};
+
+TEST_P(CliValidateTest, ExitCodeOutputAndRequest) { testing::RunCliCase(GetParam()); }
+
+std::vector<CliCase> ValidateCases() {
+  v1::ValidateToolCallResponse nameless = Decided(v1::DECISION_ALLOW);
+  nameless.mutable_calls(0)->clear_name();
+  return {
+      {.name = "AllowFromStdin",
+       .args = {"validate", "--snapshot", "sha256:s", "--native", "-"},
+       .script = Reply("ValidateToolCall", Decided(v1::DECISION_ALLOW)),
+       .exit_code = 0,
+       .out_has = "\"decision\": \"DECISION_ALLOW\"",
+       .stdin_text = R"({"tool_calls":[]})",
+       .check = Sent<v1::ValidateToolCallRequest>(
+           "ValidateToolCall",
+           [](const v1::ValidateToolCallRequest& r) {
+             EXPECT_EQ(r.snapshot_id(), "sha256:s");
+             EXPECT_EQ(r.native_json(), R"({"tool_calls":[]})");
+           })},
+      {.name = "Reject",
+       .args = {"validate", "--snapshot", "s", "--text", "-"},
+       .script = Reply("ValidateToolCall", Decided(v1::DECISION_REJECT)),
+       .exit_code = 1,
+       .out_has = "DECISION_REJECT",
+       .err_has = "denied: decision DECISION_REJECT"},
+      {.name = "Stop",
+       .args = {"validate", "--snapshot", "s"},
+       .script = Reply("ValidateToolCall", Decided(v1::DECISION_STOP)),
+       .exit_code = 1,
+       .err_has = "DECISION_STOP"},
+      {.name = "NeedsApproval",
+       .args = {"validate", "--snapshot", "s"},
+       .script =
+           Reply("ValidateToolCall", Decided(v1::DECISION_NEEDS_APPROVAL)),
+       .exit_code = 1},
+      {.name = "UnspecifiedPrintsDefaults",
+       .args = {"validate", "--snapshot", "s"},
+       .script = Reply("ValidateToolCall", v1::ValidateToolCallResponse()),
+       .exit_code = 1,
+       .out_has = "\"attempts_left\": 0",
+       .err_has = "DECISION_UNSPECIFIED"},
+      {.name = "AllowWithNamelessCall",
+       .args = {"validate", "--snapshot", "s"},
+       .script = Reply("ValidateToolCall", nameless),
+       .exit_code = 1,
+       .err_has = "no name"},
+      {.name = "Unavailable",
+       .args = {"validate", "--snapshot", "s"},
+       .script = Fail("ValidateToolCall", grpc::StatusCode::UNAVAILABLE),
+       .exit_code = 2,
+       .err_has = "UNAVAILABLE"},
+      {.name = "Internal",
+       .args = {"validate", "--snapshot", "s"},
+       .script = Fail("ValidateToolCall", grpc::StatusCode::INTERNAL),
+       .exit_code = 2,
+       .err_has = "INTERNAL"},
+      {.name = "Deadline",
+       .args = {"validate", "--snapshot", "s", "--timeout", "0.2"},
+       .script = [](FakeServer& s) { s.service().Hang("ValidateToolCall"); },
+       .exit_code = 2,
+       .err_has = "DEADLINE_EXCEEDED"},
+      {.name = "ServerDown",
+       .args = {"validate", "--addr", "{closed}", "--snapshot", "s"},
+       .exit_code = 2,
+       .err_has = "UNAVAILABLE"},
+      {.name = "RunFileTextRepair",
+       .args = {"validate", "--run-file", "{tmp}/run.json", "--text",
+                "{tmp}/out.txt", "--repair", "syntax"},
+       .script = Reply("ValidateToolCall", Decided(v1::DECISION_ALLOW)),
+       .exit_code = 0,
+       .files = {{"run.json",
+                  R"({"run_id":"r1","run_token":"t1","snapshot_id":"s"})"},
+                 {"out.txt", "call search(q=1)"}},
+       .check = Sent<v1::ValidateToolCallRequest>(
+           "ValidateToolCall",
+           [](const v1::ValidateToolCallRequest& r) {
+             EXPECT_EQ(r.run_id(), "r1");
+             EXPECT_EQ(r.run_token(), "t1");
+             EXPECT_EQ(r.snapshot_id(), "");
+             EXPECT_EQ(r.text(), "call search(q=1)");
+             EXPECT_EQ(r.repair(), v1::REPAIR_POLICY_SYNTAX_REPAIR);
+           })},
+      {.name = "FlagsOverrideRequestJson",
+       .args = {"validate", "--request", "{tmp}/req.json", "--token", "t2"},
+       .script = Reply("ValidateToolCall", Decided(v1::DECISION_ALLOW)),
+       .exit_code = 0,
+       .files = {{"req.json",
+                  R"({"runId":"r","runToken":"t","nativeJson":"[]",)"
+                  R"("repair":"REPAIR_POLICY_STRICT"})"}},
+       .check = Sent<v1::ValidateToolCallRequest>(
+           "ValidateToolCall",
+           [](const v1::ValidateToolCallRequest& r) {
+             EXPECT_EQ(r.run_id(), "r");
+             EXPECT_EQ(r.run_token(), "t2");
+             EXPECT_EQ(r.native_json(), "[]");
+             EXPECT_EQ(r.repair(), v1::REPAIR_POLICY_STRICT);
+           })},
+      {.name = "DuplicateKeyInRequest",
+       .args = {"validate", "--request", "-"},
+       .exit_code = 2,
+       .err_has = "duplicate_key",
+       .stdin_text = R"({"snapshotId":"a","snapshotId":"b"})",
+       .check = NoCall("ValidateToolCall")},
+      {.name = "UnknownFieldInRequest",
+       .args = {"validate", "--request", "-"},
+       .exit_code = 2,
+       .err_has = "usage:",
+       .stdin_text = R"({"snapshotId":"a","allow":true})",
+       .check = NoCall("ValidateToolCall")},
+      {.name = "NativeAndText",
+       .args = {"validate", "--native", "-", "--text", "{tmp}/x"},
+       .exit_code = 2,
+       .err_has = "not both",
+       .files = {{"x", "t"}},
+       .check = NoCall("ValidateToolCall")},
+      {.name = "StdinTwice",
+       .args = {"validate", "--request", "-", "--native", "-"},
+       .exit_code = 2,
+       .err_has = "cannot both read stdin",
+       .stdin_text = "{}",
+       .check = NoCall("ValidateToolCall")},
+      {.name = "BadRepair",
+       .args = {"validate", "--repair", "lenient"},
+       .exit_code = 2,
+       .err_has = "--repair must be strict|syntax",
+       .check = NoCall("ValidateToolCall")},
+      {.name = "RunFileWithoutToken",
+       .args = {"validate", "--run-file", "{tmp}/run.json"},
+       .exit_code = 2,
+       .err_has = "needs both run_id and run_token",
+       .files = {{"run.json", R"({"run_id":"r1"})"}},
+       .check = NoCall("ValidateToolCall")},
+      {.name = "MissingFile",
+       .args = {"validate", "--native", "{tmp}/absent.json"},
+       .exit_code = 2,
+       .err_has = "cannot open",
+       .check = NoCall("ValidateToolCall")},
+  };
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, CliValidateTest,
+                         ::testing::ValuesIn(ValidateCases()), CliCaseName);
+
+
+}  // namespace
+}  // namespace client
+}  // namespace toolgate
