@@ -38,7 +38,7 @@ TEST(RunRegistry, BreakerCountsDownOpensAndResets) {
   RunRegistry runs;
   auto opened = runs.Open(TestSnapshot(), "m", {}, 3);
   ASSERT_TRUE(opened.ok());
-  Run& run = *opened->run;
+  toolgate::Run& run = *opened->run;
   struct Step {
     bool reject;
     int attempt, left;

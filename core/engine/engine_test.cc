@@ -1,0 +1,254 @@
+#include "core/engine/engine.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "schemas/embedded_examples.h"
+
+namespace toolgate {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Example(const std::string& name) {
+  for (const EmbeddedManifest& m : EmbeddedExampleManifests()) {
+    if (name == m.name) return m.contents;
+  }
+  ADD_FAILURE() << "no example " << name;
+  return "";
+}
+
+std::string OpenAICall(const std::string& name, const std::string& args) {
+  Json msg = {{"role", "assistant"},
+              {"content", nullptr},
+              {"tool_calls",
+               {{{"id", "call_1"},
+                 {"type", "function"},
+                 {"function", {{"name", name}, {"arguments", args}}}}}}};
+  return msg.dump();
+}
+
+class EngineTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    auto tickets = engine_.CreateSnapshot(Example("tickets"),
+                                          ManifestFormat::kAuto, "tickets");
+    ASSERT_TRUE(tickets.ok()) << tickets.status();
+    tickets_ = (*tickets)->id();
+    auto billing = engine_.CreateSnapshot(Example("billing"),
+                                          ManifestFormat::kAuto, "billing");
+    ASSERT_TRUE(billing.ok()) << billing.status();
+    billing_ = (*billing)->id();
+  }
+
+  ValidateCallResponse Validate(const std::string& snapshot,
+                                const std::string& native) {
+    ValidateCallRequest r;
+    r.snapshot_id = snapshot;
+    r.kind = OutputKind::kNative;
+    r.output = native;
+    auto out = engine_.ValidateToolCall(r);
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? *out : ValidateCallResponse{};
+  }
+
+  Engine engine_;
+  std::string tickets_;
+  std::string billing_;
+};
+
+struct RejectCase {
+  std::string name;
+  std::string tool;
+  std::string arguments;
+  std::string code;
+  std::string pointer;
+  std::string keyword;
+};
+
+class EngineRejects : public EngineTest,
+                      public testing::WithParamInterface<RejectCase> {};
+
+TEST_P(EngineRejects, WithCodeAndPointer) {
+  const RejectCase& c = GetParam();
+  ValidateCallResponse r = Validate(tickets_, OpenAICall(c.tool, c.arguments));
+  EXPECT_EQ(r.decision, Decision::kReject);
+  ASSERT_FALSE(r.violations.empty());
+  EXPECT_EQ(r.violations[0].code, c.code) << r.violations[0].message;
+  EXPECT_EQ(r.violations[0].pointer, c.pointer);
+  EXPECT_EQ(r.violations[0].keyword, c.keyword);
+  EXPECT_FALSE(r.repair_prompt.empty());
+  EXPECT_FALSE(r.violations[0].message.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, EngineRejects,
+    testing::Values(
+        RejectCase{"unknown_tool", "delete_everything", "{}", "unknown_tool",
+                   "", "name"},
+        RejectCase{"case_differs", "Get_Ticket", R"({"ticket_id":"TCK-000001"})",
+                   "unknown_tool", "", "name"},
+        RejectCase{"missing_required", "get_ticket", "{}", "invalid_arguments",
+                   "", "required"},
+        RejectCase{"string_for_integer", "search_tickets",
+                   R"({"query":"x","limit":"42"})", "invalid_arguments",
+                   "/limit", "type"},
+        RejectCase{"float_for_integer", "search_tickets",
+                   R"({"query":"x","limit":2.5})", "invalid_arguments",
+                   "/limit", "type"},
+        RejectCase{"string_for_boolean", "add_comment",
+                   R"({"ticket_id":"TCK-000001","body":"b","internal":"true"})",
+                   "invalid_arguments", "/internal", "type"},
+        RejectCase{"enum_miss", "update_ticket",
+                   R"({"ticket_id":"TCK-000001","priority":"critial"})",
+                   "invalid_arguments", "/priority", "enum"},
+        RejectCase{"pattern_miss", "get_ticket", R"({"ticket_id":"12"})",
+                   "invalid_arguments", "/ticket_id", "pattern"},
+        RejectCase{"extra_property", "get_ticket",
+                   R"({"ticket_id":"TCK-000001","admin":true})",
+                   "invalid_arguments", "/admin", "additionalProperties"},
+        RejectCase{"duplicate_key", "get_ticket",
+                   R"({"ticket_id":"TCK-000001","ticket_id":"TCK-000002"})",
+                   "duplicate_key", "/ticket_id", ""},
+        RejectCase{"empty_arguments", "get_ticket", "", "empty_arguments", "",
+                   ""},
+        RejectCase{"nan", "search_tickets", R"({"query":"x","limit":NaN})",
+                   "invalid_json", "/limit", ""},
+        RejectCase{"trailing_garbage", "get_ticket",
+                   R"({"ticket_id":"TCK-000001"} ok)", "invalid_json", "", ""},
+        RejectCase{"oversize", "search_tickets",
+                   R"({"query":")" + std::string(200001, 'q') + "\"}",
+                   "input_too_large", "", ""}),
+    [](const testing::TestParamInfo<RejectCase>& info) {
+      return info.param.name;
+    });
+
+TEST_F(EngineTest, AllowsExactlyTheValidatedArguments) {
+  ValidateCallResponse r = Validate(
+      tickets_, OpenAICall("search_tickets",
+                           R"({ "limit": 10, "query": "refund \u00e9" })"));
+  EXPECT_EQ(r.decision, Decision::kAllow);
+  ASSERT_EQ(r.calls.size(), 1u);
+  EXPECT_EQ(r.calls[0].id, "call_1");
+  EXPECT_EQ(r.calls[0].arguments_json, "{\"limit\":10,\"query\":\"refund \xc3\xa9\"}");
+  EXPECT_TRUE(r.violations.empty());
+  EXPECT_TRUE(r.repair_prompt.empty());
+  EXPECT_THAT(r.audit_id, testing::StartsWith("aud_"));
+  EXPECT_EQ(r.snapshot_id, tickets_);
+}
+
+TEST_F(EngineTest, ParallelCallsAllowOnlyIfEveryCallIsValid) {
+  Json calls = Json::array();
+  calls.push_back({{"id", "a"}, {"type", "function"},
+                   {"function", {{"name", "get_ticket"},
+                                 {"arguments", R"({"ticket_id":"TCK-000001"})"}}}});
+  calls.push_back({{"id", "b"}, {"type", "function"},
+                   {"function", {{"name", "get_ticket"},
+                                 {"arguments", R"({"ticket_id":"bad"})"}}}});
+  ValidateCallResponse r = Validate(tickets_, calls.dump());
+  EXPECT_EQ(r.decision, Decision::kReject);
+  ASSERT_EQ(r.violations.size(), 1u);
+  EXPECT_EQ(r.violations[0].call_index, 1);
+  calls.erase(1);
+  EXPECT_EQ(Validate(tickets_, calls.dump()).decision, Decision::kAllow);
+}
+
+TEST_F(EngineTest, RequiresApprovalPolicyGivesNeedsApproval) {
+  Json call = {{"name", "issue_refund"},
+               {"arguments",
+                {{"invoice_id", "INV-00000042"},
+                 {"amount", {{"value", 12.5}, {"currency", "EUR"}}},
+                 {"reason", "duplicate"}}}};
+  ValidateCallResponse r = Validate(billing_, call.dump());
+  EXPECT_EQ(r.decision, Decision::kNeedsApproval);
+  EXPECT_EQ(r.stop_reason, "requires_approval");
+  call["arguments"]["amount"]["currency"] = "BTC";
+  r = Validate(billing_, call.dump());
+  EXPECT_EQ(r.decision, Decision::kReject);
+  EXPECT_EQ(r.violations[0].pointer, "/amount/currency");
+}
+
+TEST_F(EngineTest, TextOutputIsNeverAllowedYet) {
+  ValidateCallRequest r;
+  r.snapshot_id = tickets_;
+  r.kind = OutputKind::kText;
+  r.output = R"({"name":"get_ticket","arguments":{"ticket_id":"TCK-000001"}})";
+  auto out = engine_.ValidateToolCall(r);
+  ASSERT_TRUE(out.ok());
+  EXPECT_NE(out->decision, Decision::kAllow);
+}
+
+TEST_F(EngineTest, CallerErrorsAreStatuses) {
+  ValidateCallRequest r;
+  r.kind = OutputKind::kNative;
+  r.output = OpenAICall("get_ticket", R"({"ticket_id":"TCK-000001"})");
+  EXPECT_EQ(engine_.ValidateToolCall(r).status().code(),
+            absl::StatusCode::kInvalidArgument);  // No snapshot named.
+  r.snapshot_id = "sha256:0000";
+  EXPECT_EQ(engine_.ValidateToolCall(r).status().code(),
+            absl::StatusCode::kNotFound);
+  r.snapshot_id = tickets_;
+  r.kind = OutputKind::kUnset;
+  EXPECT_EQ(engine_.ValidateToolCall(r).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  auto run = engine_.OpenRun(tickets_, "m", {}, 0);
+  ASSERT_TRUE(run.ok());
+  r.kind = OutputKind::kNative;
+  r.snapshot_id = "";
+  r.run_id = run->run->id();
+  r.run_token = "forged";
+  EXPECT_EQ(engine_.ValidateToolCall(r).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  r.run_token = run->token;
+  r.snapshot_id = billing_;  // Not the pinned snapshot.
+  EXPECT_EQ(engine_.ValidateToolCall(r).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  r.snapshot_id = "";
+  EXPECT_EQ(engine_.ValidateToolCall(r)->decision, Decision::kAllow);
+}
+
+TEST_F(EngineTest, BreakerCountsDownStopsAndResets) {
+  auto run = engine_.OpenRun(tickets_, "m", {}, 3);
+  ASSERT_TRUE(run.ok());
+  ValidateCallRequest bad;
+  bad.run_id = run->run->id();
+  bad.run_token = run->token;
+  bad.kind = OutputKind::kNative;
+  bad.output = OpenAICall("get_ticket", R"({"ticket_id":"nope"})");
+  ValidateCallRequest good = bad;
+  good.output = OpenAICall("get_ticket", R"({"ticket_id":"TCK-000001"})");
+  ValidateCallRequest garbage = bad;
+  garbage.output = "not json";  // Unparseable counts like invalid.
+  EXPECT_EQ(engine_.ValidateToolCall(bad)->attempts_left, 2);
+  EXPECT_EQ(engine_.ValidateToolCall(garbage)->attempts_left, 1);
+  auto third = engine_.ValidateToolCall(bad);
+  EXPECT_EQ(third->decision, Decision::kReject);
+  EXPECT_EQ(third->attempt, 3);
+  EXPECT_EQ(third->attempts_left, 0);
+  EXPECT_THAT(third->repair_prompt, HasSubstr("\"attempt\":\"3/3\""));
+  auto stopped = engine_.ValidateToolCall(good);
+  EXPECT_EQ(stopped->decision, Decision::kStop);
+  EXPECT_EQ(stopped->stop_reason, "misformat_circuit_open");
+  EXPECT_TRUE(stopped->calls.empty());
+  ASSERT_TRUE(engine_.ResetRun(run->run->id(), run->token).ok());
+  EXPECT_EQ(engine_.ValidateToolCall(good)->decision, Decision::kAllow);
+}
+
+TEST_F(EngineTest, RepairPromptEchoesTheModelsValues) {
+  ValidateCallResponse r = Validate(
+      tickets_, OpenAICall("update_ticket",
+                           R"({"ticket_id":"TCK-000001","priority":"critial"})"));
+  Json prompt = Json::parse(r.repair_prompt);
+  EXPECT_EQ(prompt["error"], "tool_validation_failed");
+  EXPECT_EQ(prompt["tool"], "update_ticket");
+  EXPECT_EQ(prompt["violations"][0]["pointer"], "/priority");
+  EXPECT_EQ(prompt["violations"][0]["received"], "\"critial\"");
+  EXPECT_THAT(prompt["violations"][0]["expected"].get<std::string>(),
+              HasSubstr("urgent"));
+  EXPECT_FALSE(prompt.contains("attempt"));  // Stateless: no loop.
+}
+
+}  // namespace
+}  // namespace toolgate

@@ -1,0 +1,25 @@
+#!/bin/bash
+# Installs the Debian packages toolgate builds and tests with, if missing.
+# Everything comes from Debian bookworm; nothing is downloaded elsewhere.
+set -euo pipefail
+
+PACKAGES=(
+  bazel-bootstrap g++ libssl-dev
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libabsl-dev nlohmann-json3-dev libre2-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3-grpcio python3-protobuf
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi

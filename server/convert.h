@@ -1,0 +1,28 @@
+// Conversions between toolgate.v1 protos and core values. The server is a
+// thin adapter: every mapping decision lives here, in one place.
+#ifndef TOOLGATE_SERVER_CONVERT_H_
+#define TOOLGATE_SERVER_CONVERT_H_
+
+#include "absl/status/status.h"
+#include "core/engine/engine.h"
+#include "grpcpp/support/status.h"
+#include "toolgate/v1/toolgate.pb.h"
+
+namespace toolgate {
+namespace server {
+
+grpc::Status ToGrpc(const absl::Status& status);
+
+// UNSPECIFIED means AUTO.
+ManifestFormat FromProto(v1::ManifestFormat format);
+v1::ManifestFormat ToProto(ManifestFormat format);
+v1::Decision ToProto(Decision decision);
+
+ValidateCallRequest FromProto(const v1::ValidateToolCallRequest& request);
+void ToProto(const ValidateCallResponse& in, v1::ValidateToolCallResponse* out);
+void ToProto(const Violation& in, v1::Violation* out);
+
+}  // namespace server
+}  // namespace toolgate
+
+#endif  // TOOLGATE_SERVER_CONVERT_H_

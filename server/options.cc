@@ -1,0 +1,103 @@
+#include "server/options.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+
+namespace toolgate {
+namespace server {
+namespace {
+
+using Setter = std::function<absl::Status(const std::string&, ServerOptions*)>;
+
+Setter Text(std::string ServerOptions::*field) {
+  return [field](const std::string& v, ServerOptions* o) {
+    o->*field = v;
+    return absl::OkStatus();
+  };
+}
+
+template <typename Int>
+Setter Number(std::function<Int*(ServerOptions*)> field, int64_t min,
+              int64_t max) {
+  return [field, min, max](const std::string& v, ServerOptions* o) {
+    int64_t n = 0;
+    if (!absl::SimpleAtoi(v, &n) || n < min || n > max) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected an integer from ", min, " to ", max,
+                       ", got \"", v, "\""));
+    }
+    *field(o) = static_cast<Int>(n);
+    return absl::OkStatus();
+  };
+}
+
+const std::map<std::string, Setter>& Setters() {
+  static const auto* kSetters = new std::map<std::string, Setter>{
+      {"listen", Text(&ServerOptions::listen)},
+      {"manifests", Text(&ServerOptions::manifests_dir)},
+      {"audit_log", Text(&ServerOptions::audit_log)},
+      {"port_file", Text(&ServerOptions::port_file)},
+      {"max_input_bytes",
+       Number<size_t>([](ServerOptions* o) { return &o->engine.limits.max_bytes; },
+                      1, 64 << 20)},
+      {"max_depth",
+       Number<int>([](ServerOptions* o) { return &o->engine.limits.max_depth; },
+                   1, 10000)},
+      {"max_runs",
+       Number<size_t>([](ServerOptions* o) { return &o->engine.max_runs; }, 1,
+                      100000000)},
+      {"max_snapshots",
+       Number<size_t>([](ServerOptions* o) { return &o->engine.max_snapshots; },
+                      1, 1000000)},
+      {"shutdown_grace_seconds",
+       Number<int>([](ServerOptions* o) { return &o->shutdown_grace_seconds; },
+                   0, 3600)},
+  };
+  return *kSetters;
+}
+
+}  // namespace
+
+absl::StatusOr<ServerOptions> ParseServerFlags(
+    const std::vector<std::string>& args) {
+  ServerOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    absl::string_view arg = args[i];
+    if (arg.substr(0, 2) != "--") {
+      return absl::InvalidArgumentError(absl::StrCat("unexpected argument ", arg));
+    }
+    arg.remove_prefix(2);
+    std::string name(arg.substr(0, arg.find('=')));
+    std::string value;
+    if (arg.find('=') != absl::string_view::npos) {
+      value = std::string(arg.substr(arg.find('=') + 1));
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("--", name, " needs a value"));
+    }
+    auto it = Setters().find(name);
+    if (it == Setters().end()) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name));
+    }
+    if (auto s = it->second(value, &options); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--", name, ": ", s.message()));
+    }
+  }
+  return options;
+}
+
+std::string ServerUsage() {
+  return "usage: toolgate [--listen HOST:PORT|unix:PATH] [--manifests DIR]\n"
+         "                [--max_input_bytes N] [--max_depth N] [--max_runs N]\n"
+         "                [--max_snapshots N] [--audit_log PATH|-]\n"
+         "                [--port_file PATH] [--shutdown_grace_seconds N]\n";
+}
+
+}  // namespace server
+}  // namespace toolgate

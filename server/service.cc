@@ -1,0 +1,89 @@
+#include "server/service.h"
+
+#include <map>
+#include <string>
+
+#include "server/convert.h"
+
+namespace toolgate {
+namespace server {
+
+grpc::Status ToolGateService::CreateSnapshot(
+    grpc::ServerContext*, const v1::CreateSnapshotRequest* request,
+    v1::CreateSnapshotResponse* response) {
+  auto snapshot = engine_->CreateSnapshot(
+      request->manifest_json(), FromProto(request->format()), request->name());
+  if (!snapshot.ok()) return ToGrpc(snapshot.status());
+  response->set_snapshot_id((*snapshot)->id());
+  for (const std::string& n : (*snapshot)->tool_names()) {
+    response->add_tool_names(n);
+  }
+  for (const std::string& w : (*snapshot)->warnings()) response->add_warnings(w);
+  response->set_format(ToProto((*snapshot)->source_format()));
+  return grpc::Status::OK;
+}
+
+grpc::Status ToolGateService::GetSnapshot(grpc::ServerContext*,
+                                          const v1::GetSnapshotRequest* request,
+                                          v1::GetSnapshotResponse* response) {
+  auto snapshot = engine_->GetSnapshot(request->snapshot_id(), request->name());
+  if (!snapshot.ok()) return ToGrpc(snapshot.status());
+  response->set_snapshot_id((*snapshot)->id());
+  response->set_manifest_json((*snapshot)->canonical_json());
+  for (const std::string& n : (*snapshot)->tool_names()) {
+    response->add_tool_names(n);
+  }
+  response->set_name((*snapshot)->name());
+  return grpc::Status::OK;
+}
+
+grpc::Status ToolGateService::ListSnapshots(
+    grpc::ServerContext*, const v1::ListSnapshotsRequest*,
+    v1::ListSnapshotsResponse* response) {
+  for (const auto& snapshot : engine_->ListSnapshots()) {
+    v1::SnapshotInfo* info = response->add_snapshots();
+    info->set_snapshot_id(snapshot->id());
+    info->set_name(snapshot->name());
+    for (const std::string& n : snapshot->tool_names()) info->add_tool_names(n);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status ToolGateService::OpenRun(grpc::ServerContext*,
+                                      const v1::OpenRunRequest* request,
+                                      v1::OpenRunResponse* response) {
+  std::map<std::string, std::string> context(request->context().begin(),
+                                             request->context().end());
+  auto opened = engine_->OpenRun(request->snapshot_id(), request->model(),
+                                 std::move(context),
+                                 request->max_consecutive_rejects());
+  if (!opened.ok()) return ToGrpc(opened.status());
+  response->set_run_id(opened->run->id());
+  response->set_run_token(opened->token);
+  response->set_snapshot_id(opened->run->snapshot().id());
+  return grpc::Status::OK;
+}
+
+grpc::Status ToolGateService::CloseRun(grpc::ServerContext*,
+                                       const v1::CloseRunRequest* request,
+                                       v1::CloseRunResponse*) {
+  return ToGrpc(engine_->CloseRun(request->run_id(), request->run_token()));
+}
+
+grpc::Status ToolGateService::ResetRun(grpc::ServerContext*,
+                                       const v1::ResetRunRequest* request,
+                                       v1::ResetRunResponse*) {
+  return ToGrpc(engine_->ResetRun(request->run_id(), request->run_token()));
+}
+
+grpc::Status ToolGateService::ValidateToolCall(
+    grpc::ServerContext*, const v1::ValidateToolCallRequest* request,
+    v1::ValidateToolCallResponse* response) {
+  auto result = engine_->ValidateToolCall(FromProto(*request));
+  if (!result.ok()) return ToGrpc(result.status());
+  ToProto(*result, response);
+  return grpc::Status::OK;
+}
+
+}  // namespace server
+}  // namespace toolgate

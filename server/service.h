@@ -1,0 +1,47 @@
+// The toolgate.v1.ToolGate gRPC service: a thin adapter over core Engine.
+//
+// Each RPC converts its request, calls the Engine, and converts the result
+// back; no decision is made here. Thread-safety: as the Engine (all RPCs
+// may run concurrently).
+#ifndef TOOLGATE_SERVER_SERVICE_H_
+#define TOOLGATE_SERVER_SERVICE_H_
+
+#include "core/engine/engine.h"
+#include "toolgate/v1/toolgate.grpc.pb.h"
+
+namespace toolgate {
+namespace server {
+
+class ToolGateService final : public v1::ToolGate::Service {
+ public:
+  explicit ToolGateService(Engine* engine) : engine_(engine) {}
+
+  grpc::Status CreateSnapshot(grpc::ServerContext*,
+                              const v1::CreateSnapshotRequest* request,
+                              v1::CreateSnapshotResponse* response) override;
+  grpc::Status GetSnapshot(grpc::ServerContext*,
+                           const v1::GetSnapshotRequest* request,
+                           v1::GetSnapshotResponse* response) override;
+  grpc::Status ListSnapshots(grpc::ServerContext*,
+                             const v1::ListSnapshotsRequest* request,
+                             v1::ListSnapshotsResponse* response) override;
+  grpc::Status OpenRun(grpc::ServerContext*, const v1::OpenRunRequest* request,
+                       v1::OpenRunResponse* response) override;
+  grpc::Status CloseRun(grpc::ServerContext*,
+                        const v1::CloseRunRequest* request,
+                        v1::CloseRunResponse* response) override;
+  grpc::Status ResetRun(grpc::ServerContext*,
+                        const v1::ResetRunRequest* request,
+                        v1::ResetRunResponse* response) override;
+  grpc::Status ValidateToolCall(
+      grpc::ServerContext*, const v1::ValidateToolCallRequest* request,
+      v1::ValidateToolCallResponse* response) override;
+
+ private:
+  Engine* const engine_;
+};
+
+}  // namespace server
+}  // namespace toolgate
+
+#endif  // TOOLGATE_SERVER_SERVICE_H_

@@ -1,0 +1,71 @@
+#include "tests/testing/server_process.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
+namespace toolgate {
+namespace testutil {
+
+std::string Runfile(const std::string& path) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  if (srcdir == nullptr) return path;
+  return std::string(srcdir) + "/" + (workspace ? workspace : "toolgate") +
+         "/" + path;
+}
+
+ServerProcess::ServerProcess(std::vector<std::string> extra_flags) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  port_file_ = std::string(tmp ? tmp : "/tmp") + "/toolgate_port." +
+               std::to_string(getpid()) + "." +
+               std::to_string(reinterpret_cast<uintptr_t>(this));
+  std::remove(port_file_.c_str());
+  const std::string binary = Runfile("server/toolgate");
+  std::vector<std::string> args = {binary, "--listen=127.0.0.1:0",
+                                   "--port_file=" + port_file_};
+  args.insert(args.end(), extra_flags.begin(), extra_flags.end());
+  pid_ = fork();
+  if (pid_ == 0) {
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  // The port file appears once the server listens (manifests are loaded
+  // before that, so a started server is a ready one).
+  for (int i = 0; i < 300 && port_ == 0; ++i) {
+    std::ifstream in(port_file_);
+    if (!(in >> port_)) port_ = 0;
+    if (port_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    int status = 0;
+    if (port_ == 0 && waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return;
+    }
+  }
+}
+
+ServerProcess::~ServerProcess() { Stop(); }
+
+std::string ServerProcess::address() const {
+  return "127.0.0.1:" + std::to_string(port_);
+}
+
+int ServerProcess::Stop() {
+  if (pid_ <= 0) return -1;
+  kill(pid_, SIGTERM);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace testutil
+}  // namespace toolgate

@@ -1,0 +1,39 @@
+// Starts the real toolgate binary on a free loopback port for a test, and
+// stops it with SIGTERM (as Kubernetes does) when done.
+#ifndef TOOLGATE_TESTS_TESTING_SERVER_PROCESS_H_
+#define TOOLGATE_TESTS_TESTING_SERVER_PROCESS_H_
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace toolgate {
+namespace testutil {
+
+class ServerProcess {
+ public:
+  // `extra_flags` are passed after --listen/--port_file.
+  explicit ServerProcess(std::vector<std::string> extra_flags = {});
+  ~ServerProcess();
+
+  bool started() const { return port_ > 0; }
+  std::string address() const;
+  pid_t pid() const { return pid_; }
+
+  // Sends SIGTERM and waits; returns the exit status (or -1).
+  int Stop();
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+  std::string port_file_;
+};
+
+// Path of a file in the test's runfiles, e.g. "server/toolgate".
+std::string Runfile(const std::string& path);
+
+}  // namespace testutil
+}  // namespace toolgate
+
+#endif  // TOOLGATE_TESTS_TESTING_SERVER_PROCESS_H_
