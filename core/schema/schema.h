@@ -14,6 +14,7 @@
 #define TOOLGATE_CORE_SCHEMA_SCHEMA_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -43,6 +44,10 @@ struct CompileOptions {
   // Hostile-schema limits.
   size_t max_schema_nodes = 100000;
   int max_schema_depth = 128;
+  // Bound on subschema evaluations per validation. Schemas can be compact
+  // yet exponential (nested anyOf over shared $refs); past this budget the
+  // instance is refused as invalid with an "evaluation_limit" violation.
+  uint64_t max_evaluation_steps = 5000000;
 };
 
 // One failed assertion, in terms a model can act on.

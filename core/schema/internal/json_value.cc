@@ -1,0 +1,234 @@
+#include "core/schema/internal/json_value.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <numeric>
+#include <vector>
+
+namespace toolgate {
+namespace schema {
+namespace internal {
+namespace {
+
+using u128 = unsigned __int128;
+
+Decimal Normalize(u128 digits, int exponent) {
+  if (digits == 0) return Decimal{0, 0};
+  while (digits % 10 == 0) {
+    digits /= 10;
+    ++exponent;
+  }
+  return Decimal{digits, exponent};
+}
+
+Decimal DecimalFromDouble(double d) {
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), std::fabs(d));
+  u128 digits = 0;
+  int exponent = 0;
+  bool after_point = false;
+  for (char* p = buf; p < res.ptr; ++p) {
+    if (*p == '.') {
+      after_point = true;
+    } else if (*p == 'e' || *p == 'E') {
+      exponent += std::atoi(p + 1);
+      break;
+    } else {
+      digits = digits * 10 + static_cast<unsigned>(*p - '0');
+      if (after_point) --exponent;
+    }
+  }
+  return Normalize(digits, exponent);
+}
+
+// (base^exp) mod m with 128-bit intermediates; m < 2^64.
+u128 PowMod(u128 base, int exp, u128 m) {
+  u128 result = 1 % m;
+  base %= m;
+  while (exp > 0) {
+    if (exp & 1) result = result * base % m;
+    base = base * base % m;
+    exp >>= 1;
+  }
+  return result;
+}
+
+size_t HashCombine(size_t seed, size_t h) {
+  return seed ^ (h + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2));
+}
+
+}  // namespace
+
+bool IsNumber(const Json& v) { return v.is_number(); }
+
+JsonNumber ToNumber(const Json& v) {
+  switch (v.type()) {
+    case Json::value_t::number_integer:
+      return JsonNumber{static_cast<long double>(v.get<int64_t>())};
+    case Json::value_t::number_unsigned:
+      return JsonNumber{static_cast<long double>(v.get<uint64_t>())};
+    case Json::value_t::number_float:
+      return JsonNumber{static_cast<long double>(v.get<double>())};
+    default:
+      return JsonNumber{0};
+  }
+}
+
+bool IsIntegral(const Json& v) {
+  if (v.is_number_integer()) return true;  // Signed and unsigned.
+  if (!v.is_number_float()) return false;
+  const double d = v.get<double>();
+  return std::isfinite(d) && std::floor(d) == d;
+}
+
+int CompareNumber(const Json& v, const JsonNumber& limit) {
+  const long double x = ToNumber(v).value;
+  return x < limit.value ? -1 : (x > limit.value ? 1 : 0);
+}
+
+Decimal ToDecimal(const Json& v) {
+  if (v.is_number_unsigned()) return Normalize(v.get<uint64_t>(), 0);
+  if (v.is_number_integer()) {
+    const int64_t i = v.get<int64_t>();
+    const u128 mag = i < 0 ? static_cast<u128>(-(i + 1)) + 1
+                           : static_cast<u128>(i);
+    return Normalize(mag, 0);
+  }
+  return DecimalFromDouble(v.get<double>());
+}
+
+bool IsMultipleOf(const Decimal& value, const Decimal& divisor) {
+  if (value.digits == 0) return true;
+  if (divisor.digits == 0) return false;
+  // value/divisor = (dv / dd) * 10^(ev - ed). With dv free of factors of
+  // ten, a negative power leaves a fraction.
+  const int k = value.exponent - divisor.exponent;
+  if (k < 0) return false;
+  const u128 m = divisor.digits;
+  return (value.digits % m) * PowMod(10, k, m) % m == 0;
+}
+
+bool JsonEqual(const Json& a, const Json& b) {
+  if (a.is_number() && b.is_number()) {
+    return ToNumber(a).value == ToNumber(b).value;
+  }
+  if (a.type() != b.type()) return false;
+  switch (a.type()) {
+    case Json::value_t::array: {
+      const auto& x = a.get_ref<const Json::array_t&>();
+      const auto& y = b.get_ref<const Json::array_t&>();
+      if (x.size() != y.size()) return false;
+      for (size_t i = 0; i < x.size(); ++i) {
+        if (!JsonEqual(x[i], y[i])) return false;
+      }
+      return true;
+    }
+    case Json::value_t::object: {
+      const auto& x = a.get_ref<const Json::object_t&>();
+      const auto& y = b.get_ref<const Json::object_t&>();
+      if (x.size() != y.size()) return false;
+      // Both maps iterate in key order.
+      for (auto i = x.begin(), j = y.begin(); i != x.end(); ++i, ++j) {
+        if (i->first != j->first || !JsonEqual(i->second, j->second)) {
+          return false;
+        }
+      }
+      return true;
+    }
+    default:
+      return a == b;
+  }
+}
+
+size_t JsonHash(const Json& v) {
+  switch (v.type()) {
+    case Json::value_t::null: return 0x51;
+    case Json::value_t::boolean: return v.get<bool>() ? 0x77 : 0x78;
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+    case Json::value_t::number_float: {
+      const long double x = ToNumber(v).value;
+      // Equal numbers must hash equally whatever their storage.
+      if (x == std::floor(x)) {
+        if (x >= -9.2e18L && x <= 9.2e18L) {
+          return std::hash<int64_t>()(static_cast<int64_t>(x));
+        }
+        if (x > 0 && x < 1.8e19L) {
+          return std::hash<uint64_t>()(static_cast<uint64_t>(x));
+        }
+      }
+      return std::hash<double>()(static_cast<double>(x));
+    }
+    case Json::value_t::string:
+      return std::hash<std::string>()(v.get_ref<const std::string&>());
+    case Json::value_t::array: {
+      size_t h = 0xa11;
+      for (const Json& e : v) h = HashCombine(h, JsonHash(e));
+      return h;
+    }
+    case Json::value_t::object: {
+      size_t h = 0x0b1;
+      for (const auto& [k, e] : v.get_ref<const Json::object_t&>()) {
+        h = HashCombine(h, std::hash<std::string>()(k));
+        h = HashCombine(h, JsonHash(e));
+      }
+      return h;
+    }
+    default:
+      return 0;
+  }
+}
+
+size_t CodePointLength(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+bool FindDuplicate(const Json& array, size_t* first, size_t* second) {
+  const auto& items = array.get_ref<const Json::array_t&>();
+  const size_t n = items.size();
+  if (n < 2) return false;
+  if (n <= 8) {
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t j = i + 1; j < n; ++j) {
+        if (JsonEqual(items[i], items[j])) {
+          *first = i;
+          *second = j;
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+  std::vector<std::pair<size_t, size_t>> keyed(n);
+  for (size_t i = 0; i < n; ++i) keyed[i] = {JsonHash(items[i]), i};
+  std::sort(keyed.begin(), keyed.end());
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = i + 1; j < n && keyed[j].first == keyed[i].first; ++j) {
+      if (JsonEqual(items[keyed[i].second], items[keyed[j].second])) {
+        *first = std::min(keyed[i].second, keyed[j].second);
+        *second = std::max(keyed[i].second, keyed[j].second);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+std::string NumberText(const JsonNumber& n) {
+  const long double x = n.value;
+  if (x == std::floor(x) && std::fabs(x) < 1e18L) {
+    return std::to_string(static_cast<int64_t>(x));
+  }
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), static_cast<double>(x));
+  return std::string(buf, res.ptr);
+}
+
+}  // namespace internal
+}  // namespace schema
+}  // namespace toolgate

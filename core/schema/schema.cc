@@ -1,0 +1,56 @@
+#include "core/schema/schema.h"
+
+#include <utility>
+
+#include "core/schema/internal/compiler.h"
+#include "core/schema/internal/evaluator.h"
+
+namespace toolgate {
+namespace schema {
+namespace {
+
+class CompiledSchema final : public Schema {
+ public:
+  explicit CompiledSchema(std::unique_ptr<internal::Program> program)
+      : program_(std::move(program)) {}
+
+  bool IsValid(const Json& instance) const override {
+    return internal::Evaluate(*program_, instance, nullptr);
+  }
+
+  bool Validate(const Json& instance, ValidationMode mode, size_t max_errors,
+                std::vector<SchemaViolation>* out) const override {
+    internal::Sink sink;
+    sink.out = out;
+    sink.max = mode == ValidationMode::kFirstError ? 1 : max_errors;
+    if (sink.max == 0) sink.max = 1;  // A failure always says why.
+    return internal::Evaluate(*program_, instance, &sink);
+  }
+
+  Dialect dialect() const override { return program_->dialect; }
+
+ private:
+  std::unique_ptr<internal::Program> program_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<const Schema>> Schema::Compile(
+    const Json& schema, const CompileOptions& options) {
+  absl::StatusOr<std::unique_ptr<internal::Program>> program;
+  try {
+    program = internal::CompileProgram(schema, options);
+  } catch (const std::exception& e) {
+    // nlohmann throws on type confusion; a schema that triggers it is
+    // malformed, and no exception leaves this component.
+    return absl::InvalidArgumentError(
+        std::string("schema refused: malformed schema (") + e.what() + ")");
+  }
+  if (!program.ok()) return program.status();
+  (*program)->max_steps = options.max_evaluation_steps;
+  return std::shared_ptr<const Schema>(
+      std::make_shared<CompiledSchema>(*std::move(program)));
+}
+
+}  // namespace schema
+}  // namespace toolgate
