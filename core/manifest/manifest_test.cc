@@ -31,7 +31,9 @@ constexpr char kMcp[] = R"({"tools":[
   {"name":"purge","inputSchema":{"type":"object"},
    "annotations":{"destructiveHint":true,"readOnlyHint":true}},
   {"name":"update","inputSchema":{"type":"object"},
-   "outputSchema":{"type":"object"}}
+   "outputSchema":{"type":"object"}},
+  {"name":"vague","inputSchema":{"type":"object"},
+   "annotations":{"readOnlyHint":"true","destructiveHint":1}}
 ]})";
 
 constexpr char kToolgate[] = R"({"toolgate":"v1",
@@ -50,7 +52,7 @@ TEST(Manifest, ReadsEachFormatUnderAuto) {
   };
   for (const Case& c : {Case{kOpenAI, ManifestFormat::kOpenAI, 2},
                         Case{kAnthropic, ManifestFormat::kAnthropic, 2},
-                        Case{kMcp, ManifestFormat::kMcp, 3},
+                        Case{kMcp, ManifestFormat::kMcp, 4},
                         Case{kToolgate, ManifestFormat::kToolgate, 1}}) {
     auto m = ParseManifest(c.json, ManifestFormat::kAuto);
     ASSERT_TRUE(m.ok()) << m.status();
@@ -82,6 +84,8 @@ TEST(Manifest, McpAnnotationsMapToSideEffects) {
   EXPECT_EQ(m->tools[1].side_effect, SideEffect::kRead);
   EXPECT_EQ(m->tools[2].side_effect, SideEffect::kWrite);
   EXPECT_TRUE(m->tools[2].output_schema.has_value());
+  // Hints count only as exact booleans; anything else is no signal: write.
+  EXPECT_EQ(m->tools[3].side_effect, SideEffect::kWrite);
 }
 
 TEST(Manifest, ToolgateCarriesPolicyDocumentsAndSettings) {
