@@ -128,6 +128,18 @@ grpc::Status FakeToolGate::ValidateToolCall(
   return Handle("ValidateToolCall", context, *request, response);
 }
 
+grpc::Status FakeToolGate::ExtractVerdict(
+    grpc::ServerContext* context, const v1::ExtractVerdictRequest* request,
+    v1::ExtractVerdictResponse* response) {
+  return Handle("ExtractVerdict", context, *request, response);
+}
+
+grpc::Status FakeToolGate::ValidateToolOutput(
+    grpc::ServerContext* context, const v1::ValidateToolOutputRequest* request,
+    v1::ValidateToolOutputResponse* response) {
+  return Handle("ValidateToolOutput", context, *request, response);
+}
+
 FakeServer::FakeServer() {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;

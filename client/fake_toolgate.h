@@ -57,6 +57,12 @@ class FakeToolGate final : public v1::ToolGate::Service {
   grpc::Status ValidateToolCall(
       grpc::ServerContext* context, const v1::ValidateToolCallRequest* request,
       v1::ValidateToolCallResponse* response) override;
+  grpc::Status ExtractVerdict(grpc::ServerContext* context,
+                              const v1::ExtractVerdictRequest* request,
+                              v1::ExtractVerdictResponse* response) override;
+  grpc::Status ValidateToolOutput(
+      grpc::ServerContext* context, const v1::ValidateToolOutputRequest* request,
+      v1::ValidateToolOutputResponse* response) override;
 
  private:
   struct Script {

@@ -9,8 +9,10 @@ namespace toolgate {
 namespace client {
 namespace {
 
-// The first reason a successful response must still be denied, or "".
-std::string DenyReason(const v1::ValidateToolCallResponse& response) {
+// Each returns the first reason a successful response is still not
+// positive, or "" when it is.
+
+std::string GateDenyReason(const v1::ValidateToolCallResponse& response) {
   if (response.decision() != v1::DECISION_ALLOW) {
     std::string reason =
         absl::StrCat("decision ", v1::Decision_Name(response.decision()));
@@ -34,6 +36,30 @@ std::string DenyReason(const v1::ValidateToolCallResponse& response) {
   return "";
 }
 
+std::string VerdictDenyReason(const v1::ExtractVerdictResponse& response) {
+  if (response.outcome() != v1::OUTCOME_PASS) {
+    std::string reason =
+        absl::StrCat("outcome ", v1::Outcome_Name(response.outcome()));
+    if (!response.stop_reason().empty()) {
+      absl::StrAppend(&reason, " (", response.stop_reason(), ")");
+    }
+    return reason;
+  }
+  // A PASS must come with the block it was read from.
+  if (response.result_json().empty()) return "OUTCOME_PASS but no result_json";
+  return "";
+}
+
+std::string OutputDenyReason(const v1::ValidateToolOutputResponse& response) {
+  if (response.verdict() == v1::OUTPUT_VERDICT_VALID) return "";
+  std::string reason =
+      absl::StrCat("verdict ", v1::OutputVerdict_Name(response.verdict()));
+  if (!response.stop_reason().empty()) {
+    absl::StrAppend(&reason, " (", response.stop_reason(), ")");
+  }
+  return reason;
+}
+
 }  // namespace
 
 absl::Status FromGrpcStatus(const grpc::Status& status) {
@@ -49,16 +75,15 @@ absl::Status FromGrpcStatus(const grpc::Status& status) {
 
 GateResult::GateResult(absl::Status status,
                        v1::ValidateToolCallResponse response)
-    : status_(std::move(status)), response_(std::move(response)) {
-  if (!status_.ok()) {
-    // Whatever arrived alongside an error is not trusted.
-    response_.Clear();
-    reason_ = absl::StrCat("rpc failed: ", status_.ToString());
-    return;
-  }
-  reason_ = DenyReason(response_);
-  allowed_ = reason_.empty();
-}
+    : CheckResult(std::move(status), std::move(response), &GateDenyReason) {}
+
+VerdictResult::VerdictResult(absl::Status status,
+                             v1::ExtractVerdictResponse response)
+    : CheckResult(std::move(status), std::move(response), &VerdictDenyReason) {}
+
+ToolOutputResult::ToolOutputResult(absl::Status status,
+                                   v1::ValidateToolOutputResponse response)
+    : CheckResult(std::move(status), std::move(response), &OutputDenyReason) {}
 
 ToolGateClient::ToolGateClient(std::shared_ptr<grpc::ChannelInterface> channel,
                                ToolGateClientOptions options)
@@ -118,12 +143,38 @@ absl::StatusOr<v1::ValidateToolCallResponse> ToolGateClient::ValidateToolCall(
   return Call(&v1::ToolGate::Stub::ValidateToolCall, request);
 }
 
+absl::StatusOr<v1::ExtractVerdictResponse> ToolGateClient::ExtractVerdict(
+    const v1::ExtractVerdictRequest& request) const {
+  return Call(&v1::ToolGate::Stub::ExtractVerdict, request);
+}
+
+absl::StatusOr<v1::ValidateToolOutputResponse>
+ToolGateClient::ValidateToolOutput(
+    const v1::ValidateToolOutputRequest& request) const {
+  return Call(&v1::ToolGate::Stub::ValidateToolOutput, request);
+}
+
 GateResult ToolGateClient::CheckToolCall(
     const v1::ValidateToolCallRequest& request) const {
   absl::StatusOr<v1::ValidateToolCallResponse> response =
       ValidateToolCall(request);
   if (!response.ok()) return GateResult(response.status(), {});
   return GateResult(absl::OkStatus(), *std::move(response));
+}
+
+VerdictResult ToolGateClient::CheckVerdict(
+    const v1::ExtractVerdictRequest& request) const {
+  absl::StatusOr<v1::ExtractVerdictResponse> response = ExtractVerdict(request);
+  if (!response.ok()) return VerdictResult(response.status(), {});
+  return VerdictResult(absl::OkStatus(), *std::move(response));
+}
+
+ToolOutputResult ToolGateClient::CheckToolOutput(
+    const v1::ValidateToolOutputRequest& request) const {
+  absl::StatusOr<v1::ValidateToolOutputResponse> response =
+      ValidateToolOutput(request);
+  if (!response.ok()) return ToolOutputResult(response.status(), {});
+  return ToolOutputResult(absl::OkStatus(), *std::move(response));
 }
 
 }  // namespace client

@@ -4,8 +4,8 @@
 //   * thin RPC methods (CreateSnapshot, ValidateToolCall, ...) that return
 //     absl::StatusOr<Response>, with the gRPC status converted to an
 //     absl::Status carrying the same canonical code;
-//   * gate helpers (CheckToolCall) that collapse everything into one
-//     fail-closed boolean. An RPC error, a deadline, a missing field or an
+//   * helpers (CheckToolCall, CheckVerdict, CheckToolOutput) that collapse
+//     everything into one fail-closed boolean. An RPC error, a deadline, a missing field or an
 //     *_UNSPECIFIED enum is a deny: absence of a signal is never a positive
 //     signal. The reason for a deny is kept for logs.
 //
@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -33,27 +34,66 @@ struct ToolGateClientOptions {
   absl::Duration deadline = absl::Seconds(2);
 };
 
-// Outcome of CheckToolCall. allowed() is true only when the RPC succeeded,
-// the decision is DECISION_ALLOW and every returned call carries a name and
-// canonical arguments to execute.
-class GateResult {
+// What the fail-closed helpers return: the RPC status, the response (cleared
+// when the RPC failed, so nothing from a failed call is trusted) and, when
+// the answer is anything but the one positive value, the reason.
+template <typename Response>
+class CheckResult {
  public:
-  GateResult(absl::Status status, v1::ValidateToolCallResponse response);
-
-  bool allowed() const { return allowed_; }
   // OK iff the RPC itself succeeded (a REJECT is still an OK status).
   const absl::Status& status() const { return status_; }
-  // Empty (decision UNSPECIFIED) when the RPC failed.
-  const v1::ValidateToolCallResponse& response() const { return response_; }
-  v1::Decision decision() const { return response_.decision(); }
-  // Why the call was denied; empty when allowed.
+  const Response& response() const { return response_; }
+  // Why the answer is not positive; empty when it is.
   const std::string& reason() const { return reason_; }
+
+ protected:
+  // `deny_reason` returns "" only for a successful, positive response.
+  CheckResult(absl::Status status, Response response,
+              std::string (*deny_reason)(const Response&))
+      : status_(std::move(status)), response_(std::move(response)) {
+    if (!status_.ok()) {
+      response_.Clear();
+      reason_ = "rpc failed: " + status_.ToString();
+      return;
+    }
+    reason_ = deny_reason(response_);
+    positive_ = reason_.empty();
+  }
+
+  bool positive_ = false;
 
  private:
   absl::Status status_;
-  v1::ValidateToolCallResponse response_;
-  bool allowed_ = false;
+  Response response_;
   std::string reason_;
+};
+
+// allowed() only when the RPC succeeded, the decision is DECISION_ALLOW and
+// every returned call carries a name and canonical arguments to execute.
+class GateResult : public CheckResult<v1::ValidateToolCallResponse> {
+ public:
+  GateResult(absl::Status status, v1::ValidateToolCallResponse response);
+  bool allowed() const { return positive_; }
+  v1::Decision decision() const { return response().decision(); }
+};
+
+// passed() only when the RPC succeeded, the outcome is OUTCOME_PASS and the
+// validated result block is present.
+class VerdictResult : public CheckResult<v1::ExtractVerdictResponse> {
+ public:
+  VerdictResult(absl::Status status, v1::ExtractVerdictResponse response);
+  bool passed() const { return positive_; }
+  v1::Outcome outcome() const { return response().outcome(); }
+};
+
+// valid() only when the RPC succeeded and the verdict is
+// OUTPUT_VERDICT_VALID. When not valid, response().safe_mode() says whether
+// the agent may continue read-only ("skip_writes") or must stop ("").
+class ToolOutputResult : public CheckResult<v1::ValidateToolOutputResponse> {
+ public:
+  ToolOutputResult(absl::Status status, v1::ValidateToolOutputResponse response);
+  bool valid() const { return positive_; }
+  v1::OutputVerdict verdict() const { return response().verdict(); }
 };
 
 // Thread-safe: every method is const and the underlying gRPC stub and
@@ -83,10 +123,16 @@ class ToolGateClient {
       const v1::ResetRunRequest& request) const;
   absl::StatusOr<v1::ValidateToolCallResponse> ValidateToolCall(
       const v1::ValidateToolCallRequest& request) const;
+  absl::StatusOr<v1::ExtractVerdictResponse> ExtractVerdict(
+      const v1::ExtractVerdictRequest& request) const;
+  absl::StatusOr<v1::ValidateToolOutputResponse> ValidateToolOutput(
+      const v1::ValidateToolOutputRequest& request) const;
 
-  // Fail-closed gate over ValidateToolCall; never throws, never blocks past
-  // the deadline.
+  // Fail-closed helpers: never throw, never block past the deadline.
   GateResult CheckToolCall(const v1::ValidateToolCallRequest& request) const;
+  VerdictResult CheckVerdict(const v1::ExtractVerdictRequest& request) const;
+  ToolOutputResult CheckToolOutput(
+      const v1::ValidateToolOutputRequest& request) const;
 
  private:
   template <typename Request, typename Response>

@@ -217,6 +217,156 @@ TEST(ThinMethodsTest, EachRpcRoundTripsReplyAndError) {
             absl::StatusCode::kPermissionDenied);
 }
 
+// Shared shape for the verdict and tool-output helpers: one scripted
+// answer, and whether the helper may call it positive.
+struct HelperCase {
+  std::string name;
+  std::function<void(FakeToolGate&)> script;
+  bool positive;
+  absl::StatusCode status_code;
+  std::string reason_contains;
+};
+
+std::string HelperCaseName(const ::testing::TestParamInfo<HelperCase>& info) {
+  return info.param.name;
+}
+
+template <typename Response>
+std::function<void(FakeToolGate&)> Replies(const std::string& method,
+                                           Response response) {
+  return [method, response](FakeToolGate& fake) {
+    fake.Reply(method, response);
+  };
+}
+
+std::function<void(FakeToolGate&)> Fails(const std::string& method,
+                                         grpc::StatusCode code) {
+  return [method, code](FakeToolGate& fake) {
+    fake.Fail(method, grpc::Status(code, "scripted failure"));
+  };
+}
+
+std::function<void(FakeToolGate&)> Hangs(const std::string& method) {
+  return [method](FakeToolGate& fake) { fake.Hang(method); };
+}
+
+v1::ExtractVerdictResponse WithOutcome(v1::Outcome outcome,
+                                       std::string result_json) {
+  v1::ExtractVerdictResponse response;
+  response.set_outcome(outcome);
+  response.set_result_json(std::move(result_json));
+  return response;
+}
+
+std::vector<HelperCase> VerdictCases() {
+  const std::string m = "ExtractVerdict";
+  const std::string block = R"({"verdict":"PASS"})";
+  v1::ExtractVerdictResponse stop = WithOutcome(v1::OUTCOME_CONTRACT_STOP, "");
+  stop.set_stop_reason("no_result_block");
+  const auto ok = absl::StatusCode::kOk;
+  return {
+      {"Pass", Replies(m, WithOutcome(v1::OUTCOME_PASS, block)), true, ok, ""},
+      {"PassWithoutResult", Replies(m, WithOutcome(v1::OUTCOME_PASS, "")),
+       false, ok, "no result_json"},
+      {"Fail", Replies(m, WithOutcome(v1::OUTCOME_FAIL, block)), false, ok,
+       "OUTCOME_FAIL"},
+      {"Refused", Replies(m, WithOutcome(v1::OUTCOME_REFUSED, block)), false,
+       ok, "OUTCOME_REFUSED"},
+      {"ContractStop", Replies(m, stop), false, ok, "no_result_block"},
+      {"Unspecified", Replies(m, WithOutcome(v1::OUTCOME_UNSPECIFIED, block)),
+       false, ok, "OUTCOME_UNSPECIFIED"},
+      {"Unavailable", Fails(m, grpc::StatusCode::UNAVAILABLE), false,
+       absl::StatusCode::kUnavailable, "scripted failure"},
+      {"Deadline", Hangs(m), false, absl::StatusCode::kDeadlineExceeded,
+       "DEADLINE_EXCEEDED"},
+  };
+}
+
+class CheckVerdictTest : public ::testing::TestWithParam<HelperCase> {};
+
+TEST_P(CheckVerdictTest, OnlyPassWithAResultPasses) {
+  const HelperCase& c = GetParam();
+  FakeServer server;
+  c.script(server.service());
+  ToolGateClient client(server.NewChannel(), {absl::Milliseconds(300)});
+  v1::ExtractVerdictRequest request;
+  request.set_envelope("```json\n{}\n```");
+
+  VerdictResult result = client.CheckVerdict(request);
+
+  EXPECT_EQ(result.passed(), c.positive);
+  EXPECT_EQ(result.status().code(), c.status_code) << result.status();
+  EXPECT_NE(result.reason().find(c.reason_contains), std::string::npos)
+      << result.reason();
+  if (!result.status().ok()) {
+    EXPECT_EQ(result.outcome(), v1::OUTCOME_UNSPECIFIED);
+  }
+  v1::ExtractVerdictRequest seen;
+  ASSERT_TRUE(server.service().LastRequest("ExtractVerdict", &seen));
+  EXPECT_EQ(seen.envelope(), "```json\n{}\n```");
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, CheckVerdictTest,
+                         ::testing::ValuesIn(VerdictCases()), HelperCaseName);
+
+v1::ValidateToolOutputResponse WithVerdict(v1::OutputVerdict verdict,
+                                           std::string safe_mode = "") {
+  v1::ValidateToolOutputResponse response;
+  response.set_verdict(verdict);
+  response.set_safe_mode(std::move(safe_mode));
+  return response;
+}
+
+std::vector<HelperCase> OutputCases() {
+  const std::string m = "ValidateToolOutput";
+  const auto ok = absl::StatusCode::kOk;
+  return {
+      {"Valid", Replies(m, WithVerdict(v1::OUTPUT_VERDICT_VALID)), true, ok,
+       ""},
+      {"Invalid", Replies(m, WithVerdict(v1::OUTPUT_VERDICT_INVALID)), false,
+       ok, "OUTPUT_VERDICT_INVALID"},
+      {"InvalidDegraded",
+       Replies(m, WithVerdict(v1::OUTPUT_VERDICT_INVALID, "skip_writes")),
+       false, ok, "OUTPUT_VERDICT_INVALID"},
+      {"Unspecified", Replies(m, WithVerdict(v1::OUTPUT_VERDICT_UNSPECIFIED)),
+       false, ok, "OUTPUT_VERDICT_UNSPECIFIED"},
+      {"Internal", Fails(m, grpc::StatusCode::INTERNAL), false,
+       absl::StatusCode::kInternal, "scripted failure"},
+      {"Deadline", Hangs(m), false, absl::StatusCode::kDeadlineExceeded,
+       "DEADLINE_EXCEEDED"},
+  };
+}
+
+class CheckToolOutputTest : public ::testing::TestWithParam<HelperCase> {};
+
+TEST_P(CheckToolOutputTest, OnlyValidIsValid) {
+  const HelperCase& c = GetParam();
+  FakeServer server;
+  c.script(server.service());
+  ToolGateClient client(server.NewChannel(), {absl::Milliseconds(300)});
+  v1::ValidateToolOutputRequest request;
+  request.set_tool_name("search");
+  request.set_http_status(200);
+  request.set_body(std::string("{\"a\":1}\0", 8));
+
+  ToolOutputResult result = client.CheckToolOutput(request);
+
+  EXPECT_EQ(result.valid(), c.positive);
+  EXPECT_EQ(result.status().code(), c.status_code) << result.status();
+  EXPECT_NE(result.reason().find(c.reason_contains), std::string::npos)
+      << result.reason();
+  if (c.name == "InvalidDegraded") {
+    EXPECT_EQ(result.response().safe_mode(), "skip_writes");
+  }
+  v1::ValidateToolOutputRequest seen;
+  ASSERT_TRUE(server.service().LastRequest("ValidateToolOutput", &seen));
+  EXPECT_EQ(seen.body(), std::string("{\"a\":1}\0", 8));
+  EXPECT_EQ(seen.http_status(), 200);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, CheckToolOutputTest,
+                         ::testing::ValuesIn(OutputCases()), HelperCaseName);
+
 }  // namespace
 }  // namespace client
 }  // namespace toolgate
