@@ -104,6 +104,11 @@ std::optional<Fence> MatchFenceAt(absl::string_view text, size_t line_begin) {
   return fence;
 }
 
+bool IsFenceOpenerLine(absl::string_view text, size_t line_begin) {
+  Fence unused;
+  return ParseOpener(LineAt(text, line_begin).text, &unused);
+}
+
 std::vector<Fence> FindFences(absl::string_view text) {
   std::vector<Fence> fences;
   size_t pos = 0;

@@ -53,6 +53,10 @@ bool IsJsonInfo(absl::string_view info);
 // `line_begin` must be 0 or follow a '\n'.
 std::optional<Fence> MatchFenceAt(absl::string_view text, size_t line_begin);
 
+// True when the line starting at `line_begin` is an opening fence line.
+// Looks at that line only (no scan for the closing fence).
+bool IsFenceOpenerLine(absl::string_view text, size_t line_begin);
+
 // All fences of `text`, in order. Text inside one fence is never read as
 // another fence opener.
 std::vector<Fence> FindFences(absl::string_view text);

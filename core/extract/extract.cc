@@ -1,0 +1,179 @@
+#include "core/extract/extract.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace toolgate {
+namespace extract {
+namespace {
+
+std::string MapJsonCode(absl::string_view code) {
+  if (code == toolgate::kTruncatedJson) return std::string(kTruncatedOutput);
+  if (code == toolgate::kEmptyInput) return std::string(kInvalidJson);
+  return std::string(code);
+}
+
+ExtractionError Error(absl::string_view code, std::string pointer,
+                      std::string message) {
+  ExtractionError error;
+  error.code = std::string(code);
+  error.pointer = std::move(pointer);
+  error.message = std::move(message);
+  return error;
+}
+
+// OpenAI writes arguments as a string; it must hold exactly one object,
+// parsed strictly whatever the policy ("" is not {}).
+ExtractionError ReadArguments(const Json& args, const JsonLimits& limits,
+                              ExtractedCall* call) {
+  if (args.is_object()) {
+    call->arguments = args;
+    return {};
+  }
+  if (!args.is_string()) {
+    return Error(kNotAToolCall, "/arguments",
+                 absl::StrCat("\"arguments\" must be an object (or a string "
+                              "holding one), found ",
+                              JsonTypeName(args)));
+  }
+  absl::StatusOr<Json> inner =
+      ParseStrictJson(args.get_ref<const std::string&>(), limits);
+  if (!inner.ok()) {
+    return Error(MapJsonCode(JsonErrorCode(inner.status())),
+                 absl::StrCat("/arguments", JsonErrorPointer(inner.status())),
+                 absl::StrCat("the \"arguments\" string is not strict JSON: ",
+                              inner.status().message()));
+  }
+  if (!inner->is_object()) {
+    return Error(kNotAToolCall, "/arguments",
+                 absl::StrCat("the \"arguments\" string holds ",
+                              JsonTypeName(*inner), ", not an object"));
+  }
+  call->arguments = *std::move(inner);
+  call->arguments_was_string = true;
+  return {};
+}
+
+// Exactly {"name", "arguments"}: an extra member may carry meaning the
+// executor would act on without it having been validated.
+ExtractionError ReadCallObject(const Json& value, const JsonLimits& limits,
+                               ExtractedCall* call) {
+  if (!value.is_object()) {
+    return Error(kNotAToolCall, "",
+                 absl::StrCat("expected a call object {\"name\", "
+                              "\"arguments\"}, found ",
+                              JsonTypeName(value)));
+  }
+  for (const auto& member : value.items()) {
+    if (member.key() != "name" && member.key() != "arguments") {
+      return Error(kNotAToolCall, "/" + EscapePointerToken(member.key()),
+                   absl::StrCat("unexpected member \"", member.key(),
+                                "\" in a call object"));
+    }
+  }
+  const auto name = value.find("name");
+  if (name == value.end() || !name->is_string() ||
+      name->get_ref<const std::string&>().empty()) {
+    return Error(kNotAToolCall, "/name",
+                 "a call needs \"name\": a non-empty string");
+  }
+  const auto args = value.find("arguments");
+  if (args == value.end()) {
+    return Error(kNotAToolCall, "/arguments",
+                 "a call needs \"arguments\" (use {} for none)");
+  }
+  call->name = name->get<std::string>();
+  return ReadArguments(*args, limits, call);
+}
+
+ExtractionError ReadCandidate(const Candidate& candidate,
+                              repair::RepairPolicy policy,
+                              const JsonLimits& limits, ExtractedCall* call) {
+  call->source = candidate.source;
+  if (!candidate.defect_code.empty()) {
+    return Error(candidate.defect_code, "", candidate.defect_message);
+  }
+  repair::ParsedJson parsed = repair::ParseJson(candidate.json, policy, limits);
+  if (!parsed.ok()) {
+    return Error(MapJsonCode(parsed.code), parsed.pointer, parsed.message);
+  }
+  call->repairs = std::move(parsed.repairs);
+  if (candidate.source != CallSource::kReact) {
+    return ReadCallObject(parsed.value, limits, call);
+  }
+  if (candidate.react_name.empty()) {
+    return Error(kNotAToolCall, "", "the Action line names no tool");
+  }
+  if (!parsed.value.is_object()) {
+    return Error(kNotAToolCall, "",
+                 absl::StrCat("the Action Input must be a JSON object, found ",
+                              JsonTypeName(parsed.value)));
+  }
+  call->name = candidate.react_name;
+  call->arguments = std::move(parsed.value);
+  return {};
+}
+
+// The last candidate, or the run of tags it ends (parallel calls).
+size_t AuthoritativeBegin(const std::vector<Candidate>& candidates) {
+  size_t first = candidates.size() - 1;
+  if (candidates[first].source != CallSource::kToolCallTag) return first;
+  while (first > 0 &&
+         candidates[first - 1].source == CallSource::kToolCallTag) {
+    --first;
+  }
+  return first;
+}
+
+ExtractionResult Fail(ExtractionResult result, ExtractionError error) {
+  result.calls.clear();
+  result.error = std::move(error);
+  return result;
+}
+
+}  // namespace
+
+ExtractionResult ExtractToolCalls(absl::string_view text,
+                                  repair::RepairPolicy policy,
+                                  const ExtractLimits& limits) {
+  ExtractionResult result;
+  if (text.size() > limits.max_input_bytes) {
+    return Fail(std::move(result),
+                Error(kInputTooLarge, "",
+                      absl::StrCat("output is ", text.size(),
+                                   " bytes; the limit is ",
+                                   limits.max_input_bytes)));
+  }
+  const ScanResult scan = ScanCandidates(text);
+  result.candidates_seen = static_cast<int>(scan.candidates.size());
+  if (scan.truncation != Truncation::kNone) {
+    return Fail(std::move(result),
+                Error(kTruncatedOutput, "",
+                      absl::StrCat("the output was cut off: ",
+                                   scan.truncation_message)));
+  }
+  if (scan.candidates.empty()) {
+    return Fail(std::move(result),
+                Error(kNoToolCall, "",
+                      "no tool call found: expected <tool_call> tags, a "
+                      "```json block, Action/Action Input lines, or a "
+                      "{\"name\", \"arguments\"} object"));
+  }
+  const size_t first = AuthoritativeBegin(scan.candidates);
+  for (size_t i = first; i < scan.candidates.size(); ++i) {
+    ExtractedCall call;
+    ExtractionError error =
+        ReadCandidate(scan.candidates[i], policy, limits.json, &call);
+    if (!error.code.empty()) {
+      error.call_index = static_cast<int>(i - first);
+      return Fail(std::move(result), std::move(error));
+    }
+    call.candidates_seen = result.candidates_seen;
+    result.calls.push_back(std::move(call));
+  }
+  return result;
+}
+
+}  // namespace extract
+}  // namespace toolgate

@@ -1,0 +1,95 @@
+// Reading tool calls out of model text.
+//
+// Open-weight and fallback models write tool calls in prose instead of
+// native tool_calls, and reasoning models scatter example JSON through their
+// thinking. ExtractToolCalls finds every candidate (see scan.h for what is
+// recognised and how a construct claims its extent) and then:
+//
+//   * the LAST candidate is authoritative; earlier ones are scratchpad. When
+//     the last candidate is a <tool_call> tag, the calls are all the tags
+//     after the last candidate of another kind (several tags are parallel
+//     calls). An example in the reasoning is never executed, and an earlier
+//     valid call never stands in for a later broken one;
+//   * text cut off anywhere (an unclosed tag, fence, <think>, object or ReAct
+//     call, or a partial delimiter at the very end) is `truncated_output`,
+//     even when an earlier candidate is complete: output that was cut off is
+//     never used, and a call that was cut off is never executed;
+//   * a call is {"name": non-empty string, "arguments": object} with no other
+//     member; "arguments" may instead be a string holding a JSON object (as
+//     OpenAI writes it), which must parse strictly to an object. ReAct calls
+//     take the name from the Action line and the arguments from the input;
+//   * nothing found is `no_tool_call`, never an empty success.
+//
+// Ambiguity that text alone cannot settle: output cut off exactly after a
+// complete call (for example between two parallel tags, or inside prose
+// after the call) is indistinguishable from output that ended there. The
+// caller must treat a provider finish reason of "length"/"max_tokens" as
+// truncated_output; this function cannot see it.
+//
+// Failures are values (ExtractionResult::error), never Status: they feed
+// decisions. Thread-safety: pure function, safe from any thread.
+#ifndef TOOLGATE_CORE_EXTRACT_EXTRACT_H_
+#define TOOLGATE_CORE_EXTRACT_EXTRACT_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "core/extract/scan.h"
+#include "core/json/strict_json.h"
+#include "core/repair/repair.h"
+
+namespace toolgate {
+namespace extract {
+
+// Stable failure codes.
+inline constexpr absl::string_view kNoToolCall = "no_tool_call";
+inline constexpr absl::string_view kTruncatedOutput = "truncated_output";
+inline constexpr absl::string_view kInvalidJson = "invalid_json";
+inline constexpr absl::string_view kDuplicateKey = "duplicate_key";
+inline constexpr absl::string_view kNotAToolCall = "not_a_tool_call";
+inline constexpr absl::string_view kInputTooLarge = "input_too_large";
+inline constexpr absl::string_view kNestingTooDeep = "nesting_too_deep";
+inline constexpr absl::string_view kNumberOutOfRange = "number_out_of_range";
+
+struct ExtractLimits {
+  size_t max_input_bytes = 200000;
+  // For each candidate's JSON (and an "arguments" string's inner JSON).
+  JsonLimits json;
+};
+
+struct ExtractedCall {
+  std::string name;
+  Json arguments;  // Always an object.
+  CallSource source = CallSource::kBareObject;
+  absl::string_view source_name() const { return CallSourceName(source); }
+  int candidates_seen = 0;           // Candidates in the whole text.
+  std::vector<std::string> repairs;  // Empty under STRICT.
+  bool arguments_was_string = false;  // OpenAI-style string arguments.
+};
+
+struct ExtractionError {
+  std::string code;     // One of the codes above.
+  std::string pointer;  // JSON Pointer inside the failing call's JSON.
+  std::string message;
+  int call_index = -1;  // Index within the authoritative calls, -1 if none.
+};
+
+struct ExtractionResult {
+  bool ok() const { return error.code.empty(); }
+
+  std::vector<ExtractedCall> calls;  // Non-empty exactly when ok().
+  int candidates_seen = 0;
+  ExtractionError error;
+};
+
+ExtractionResult ExtractToolCalls(
+    absl::string_view text,
+    repair::RepairPolicy policy = repair::RepairPolicy::kStrict,
+    const ExtractLimits& limits = ExtractLimits());
+
+}  // namespace extract
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_EXTRACT_EXTRACT_H_

@@ -1,0 +1,92 @@
+// Finding candidate tool calls (and result blocks) in model text.
+//
+// Shared by ExtractToolCalls and ExtractVerdict; most callers want those.
+//
+// One left-to-right pass. A construct claims its whole extent, so the object
+// inside a tag, a fence or a ReAct input is not counted a second time. At a
+// given position the paths are tried in the order tool_call tag, fenced
+// block, ReAct, bare object. What is recognised:
+//   * <tool_call>...</tool_call>: the closing tag is searched outside
+//     double-quoted JSON strings, so an argument may contain "</tool_call>";
+//   * fenced blocks (see fences.h): info string empty or json is a
+//     candidate; any other info string masks its content (a ```python block
+//     holding a dict is not a call);
+//   * ReAct: a line "Action: <name>", then (after blank lines) a line
+//     "Action Input: <JSON>", the JSON inline, on the following lines, or
+//     in a fence right after;
+//   * a bare object: "{" followed by a quoted key, or an identifier and
+//     ":" (so "{x}" or "{ in prose" is skipped), spanned by bracket depth
+//     with strings and comments skipped (repair/lexer.h rules). A "[" right
+//     before such an object starts an array candidate instead, so a list of
+//     calls is never read as its last element. A span still open at a fence
+//     line or a <tool_call>/<think> tag is abandoned there (a defect), so an
+//     unbalanced "{" in prose cannot swallow a later call.
+// Reasoning: <think>...</think> is skipped. A "</think>" with no opener
+// (chat templates prefill the opener) discards every candidate before it.
+//
+// Truncation: a tag, fence, <think>, ReAct call or object still open at the
+// end of the text, or text ending in a partial "<tool_call>", "<think>" or
+// fence opener ("`", "``"), sets `truncation`: the output was cut off and
+// nothing in it may be used.
+//
+// Thread-safety: pure function.
+#ifndef TOOLGATE_CORE_EXTRACT_SCAN_H_
+#define TOOLGATE_CORE_EXTRACT_SCAN_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+
+namespace toolgate {
+namespace extract {
+
+enum class CallSource { kToolCallTag, kFencedBlock, kReact, kBareObject };
+
+// "tool_call_tag", "fenced_block", "react", "bare_object".
+absl::string_view CallSourceName(CallSource source);
+
+struct Candidate {
+  CallSource source = CallSource::kBareObject;
+  size_t begin = 0;  // Extent of the whole construct in the text.
+  size_t end = 0;
+  absl::string_view json;  // The JSON text (ReAct: the Action Input).
+  std::string react_name;  // ReAct only: the Action line, trimmed.
+  // Non-empty when the construct is malformed but not cut off (an object
+  // abandoned at a fence, an Action with no Action Input): an extraction
+  // code and a sentence.
+  std::string defect_code;
+  std::string defect_message;
+};
+
+enum class Truncation {
+  kNone,
+  kUnclosedTag,
+  kUnclosedFence,
+  kUnclosedReasoning,
+  kUnclosedReact,
+  kUnclosedObject,
+  kPartialDelimiter,
+};
+
+struct ScanOptions {
+  bool tags = true;
+  bool react = true;
+  bool bare_objects = true;
+};
+
+struct ScanResult {
+  std::vector<Candidate> candidates;  // Document order.
+  Truncation truncation = Truncation::kNone;
+  std::string truncation_message;
+};
+
+// `text` must outlive the result (candidates point into it).
+ScanResult ScanCandidates(absl::string_view text,
+                          const ScanOptions& options = ScanOptions());
+
+}  // namespace extract
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_EXTRACT_SCAN_H_
