@@ -54,8 +54,10 @@ void PrintHelp(std::ostream& out) {
   out << "usage: " << kGlobalUsage << " COMMAND [FLAGS]\n\n"
       << "--addr defaults to $" << kAddressEnvVar << ", else "
       << kDefaultAddress << "; --timeout defaults to 5.\n"
-      << "Exit status: 0 success (validate: DECISION_ALLOW only; health: "
-         "SERVING only), 1 answered but not allowed/serving, 2 error.\n\n";
+      << "Exit status: 0 success (validate: DECISION_ALLOW only; "
+         "extract-verdict: OUTCOME_PASS only; validate-output: "
+         "OUTPUT_VERDICT_VALID only; health: SERVING only), 1 answered but "
+         "not positive, 2 usage or RPC error.\n\n";
   for (const Command& command : Commands()) {
     out << UsageLine(command) << "\n";
   }

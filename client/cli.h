@@ -8,8 +8,9 @@
 // prints the response as proto JSON on stdout. Errors go to stderr.
 //
 // Exit status, so shell scripts can gate on it:
-//   0  success; for `validate` only DECISION_ALLOW (with well-formed calls),
-//      for `health` only SERVING
+//   0  success; but for `validate` only DECISION_ALLOW (with well-formed
+//      calls), `extract-verdict` only OUTCOME_PASS, `validate-output` only
+//      OUTPUT_VERDICT_VALID, `health` only SERVING
 //   1  the server answered, but not with the one positive value above
 //   2  usage error, unreadable input, or RPC failure (including timeouts)
 //

@@ -39,6 +39,24 @@ int ExitOnDecision(const v1::ValidateToolCallResponse& response,
   return kExitDenied;
 }
 
+int ExitOnOutcome(const v1::ExtractVerdictResponse& response,
+                  std::ostream& err) {
+  VerdictResult verdict(absl::OkStatus(), response);
+  if (verdict.passed()) return kExitOk;
+  err << "toolgatectl: extract-verdict: not passed: " << verdict.reason()
+      << "\n";
+  return kExitDenied;
+}
+
+int ExitOnOutputVerdict(const v1::ValidateToolOutputResponse& response,
+                        std::ostream& err) {
+  ToolOutputResult output(absl::OkStatus(), response);
+  if (output.valid()) return kExitOk;
+  err << "toolgatectl: validate-output: not valid: " << output.reason()
+      << "\n";
+  return kExitDenied;
+}
+
 void PrintJson(const google::protobuf::Message& message, std::ostream& out) {
   std::string json = ToProtoJson(message);
   if (json.empty() || json.back() != '\n') json.push_back('\n');
@@ -164,6 +182,8 @@ absl::Status FillOpenRun(CommandContext& ctx, v1::OpenRunRequest* request) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<v1::RepairPolicy> ParseRepair(const std::string& value);
+
 absl::Status FillValidate(CommandContext& ctx,
                           v1::ValidateToolCallRequest* request) {
   if (absl::Status s = FillRunCredentials(ctx, request); !s.ok()) return s;
@@ -187,14 +207,87 @@ absl::Status FillValidate(CommandContext& ctx,
     }
   }
   if (std::optional<std::string> repair = ctx.flags.Get("repair")) {
-    absl::StatusOr<v1::RepairPolicy> parsed = ParseChoice<v1::RepairPolicy>(
-        "repair", *repair,
-        {{"strict", v1::REPAIR_POLICY_STRICT},
-         {"syntax", v1::REPAIR_POLICY_SYNTAX_REPAIR}});
+    absl::StatusOr<v1::RepairPolicy> parsed = ParseRepair(*repair);
     if (!parsed.ok()) return parsed.status();
     request->set_repair(*parsed);
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<v1::RepairPolicy> ParseRepair(const std::string& value) {
+  return ParseChoice<v1::RepairPolicy>(
+      "repair", value,
+      {{"strict", v1::REPAIR_POLICY_STRICT},
+       {"syntax", v1::REPAIR_POLICY_SYNTAX_REPAIR}});
+}
+
+absl::Status FillExtractVerdict(CommandContext& ctx,
+                                v1::ExtractVerdictRequest* request) {
+  if (absl::Status s = FillRunCredentials(ctx, request); !s.ok()) return s;
+  if (std::optional<std::string> id = ctx.flags.Get("snapshot")) {
+    request->set_snapshot_id(*id);
+  }
+  if (std::optional<std::string> path = ctx.flags.Get("envelope")) {
+    absl::StatusOr<std::string> envelope = ctx.inputs.Read("envelope", *path);
+    if (!envelope.ok()) return envelope.status();
+    request->set_envelope(*std::move(envelope));
+  }
+  if (std::optional<std::string> path = ctx.flags.Get("result-schema")) {
+    absl::StatusOr<std::string> schema =
+        ctx.inputs.Read("result-schema", *path);
+    if (!schema.ok()) return schema.status();
+    request->set_result_schema(*std::move(schema));
+  }
+  if (std::optional<std::string> repair = ctx.flags.Get("repair")) {
+    absl::StatusOr<v1::RepairPolicy> parsed = ParseRepair(*repair);
+    if (!parsed.ok()) return parsed.status();
+    request->set_repair(*parsed);
+  }
+  return absl::OkStatus();
+}
+
+// --tool, --content-type, --status, --body, --mode (run flags via
+// FillRunCredentials).
+absl::Status FillOutputFields(CommandContext& ctx,
+                              v1::ValidateToolOutputRequest* request) {
+  if (std::optional<std::string> tool = ctx.flags.Get("tool")) {
+    request->set_tool_name(*tool);
+  }
+  if (std::optional<std::string> type = ctx.flags.Get("content-type")) {
+    request->set_content_type(*type);
+  }
+  if (std::optional<std::string> status = ctx.flags.Get("status")) {
+    int value = 0;
+    if (!absl::SimpleAtoi(*status, &value)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--status must be an integer (-1: no HTTP transport), got \"",
+          *status, "\""));
+    }
+    request->set_http_status(value);
+  }
+  if (std::optional<std::string> path = ctx.flags.Get("body")) {
+    absl::StatusOr<std::string> body = ctx.inputs.Read("body", *path);
+    if (!body.ok()) return body.status();
+    request->set_body(*std::move(body));
+  }
+  if (std::optional<std::string> mode = ctx.flags.Get("mode")) {
+    absl::StatusOr<v1::OutputMode> parsed = ParseChoice<v1::OutputMode>(
+        "mode", *mode,
+        {{"fail-closed", v1::OUTPUT_MODE_FAIL_CLOSED},
+         {"degrade", v1::OUTPUT_MODE_DEGRADE}});
+    if (!parsed.ok()) return parsed.status();
+    request->set_mode(*parsed);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FillValidateOutput(CommandContext& ctx,
+                                v1::ValidateToolOutputRequest* request) {
+  if (absl::Status s = FillRunCredentials(ctx, request); !s.ok()) return s;
+  if (std::optional<std::string> id = ctx.flags.Get("snapshot")) {
+    request->set_snapshot_id(*id);
+  }
+  return FillOutputFields(ctx, request);
 }
 
 int RunHealth(CommandContext& ctx) {
@@ -259,6 +352,22 @@ const std::vector<Command>& Commands() {
                  {"text", "FILE|-"},
                  {"repair", "strict|syntax"}}),
        Rpc(&ToolGateClient::ValidateToolCall, &FillValidate, &ExitOnDecision)},
+      {"extract-verdict",
+       RunFlags({{"snapshot", "ID"},
+                 {"envelope", "FILE|-"},
+                 {"result-schema", "FILE"},
+                 {"repair", "strict|syntax"}}),
+       Rpc(&ToolGateClient::ExtractVerdict, &FillExtractVerdict,
+           &ExitOnOutcome)},
+      {"validate-output",
+       RunFlags({{"snapshot", "ID"},
+                 {"tool", "NAME"},
+                 {"content-type", "TYPE"},
+                 {"status", "N"},
+                 {"body", "FILE|-"},
+                 {"mode", "fail-closed|degrade"}}),
+       Rpc(&ToolGateClient::ValidateToolOutput, &FillValidateOutput,
+           &ExitOnOutputVerdict)},
       {"health", {{"service", "NAME"}}, &RunHealth},
   };
   return *commands;
