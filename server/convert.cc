@@ -98,5 +98,53 @@ void ToProto(const ValidateCallResponse& in,
   out->set_snapshot_id(in.snapshot_id);
 }
 
+ValidateOutputRequest FromProto(const v1::ValidateToolOutputRequest& request) {
+  ValidateOutputRequest out;
+  out.snapshot_id = request.snapshot_id();
+  out.run_id = request.run_id();
+  out.run_token = request.run_token();
+  out.tool_name = request.tool_name();
+  out.content_type = request.content_type();
+  out.http_status = request.http_status();
+  out.body = request.body();
+  switch (request.mode()) {
+    case v1::OUTPUT_MODE_DEGRADE: out.mode = output::OutputMode::kDegrade; break;
+    case v1::OUTPUT_MODE_FAIL_CLOSED:
+      out.mode = output::OutputMode::kFailClosed;
+      break;
+    default: out.mode = output::OutputMode::kUnspecified;  // Fail closed.
+  }
+  return out;
+}
+
+void ToProto(const ValidateOutputResponse& in,
+             v1::ValidateToolOutputResponse* out) {
+  const output::OutputResult& r = in.result;
+  out->set_verdict(r.verdict == output::OutputVerdict::kValid
+                       ? v1::OUTPUT_VERDICT_VALID
+                       : v1::OUTPUT_VERDICT_INVALID);
+  out->set_stop_reason(r.stop_reason);
+  out->set_safe_mode(r.safe_mode);
+  for (const output::OutputViolation& v : r.violations) {
+    v1::Violation* p = out->add_violations();
+    p->set_code(v.code);
+    p->set_pointer(v.pointer);
+    p->set_keyword(v.keyword);
+    p->set_schema_pointer(v.schema_pointer);
+    p->set_expected(v.expected);
+    p->set_received(v.received);
+    p->set_message(v.message);
+    p->set_call_index(-1);
+  }
+  for (const output::Finding& f : r.findings) {
+    v1::Finding* p = out->add_findings();
+    p->set_code(f.code);
+    p->set_pointer(f.pointer);
+    p->set_excerpt(f.excerpt);
+  }
+  out->set_read_only(in.read_only);
+  out->set_audit_id(in.audit_id);
+}
+
 }  // namespace server
 }  // namespace toolgate

@@ -54,9 +54,12 @@ grpc::Status ToolGateService::OpenRun(grpc::ServerContext*,
                                       v1::OpenRunResponse* response) {
   std::map<std::string, std::string> context(request->context().begin(),
                                              request->context().end());
+  RunLimits limits;
+  limits.max_consecutive_rejects = request->max_consecutive_rejects();
+  limits.kill_switch_threshold = request->kill_switch_threshold();
+  limits.kill_switch_window = request->kill_switch_window();
   auto opened = engine_->OpenRun(request->snapshot_id(), request->model(),
-                                 std::move(context),
-                                 request->max_consecutive_rejects());
+                                 std::move(context), limits);
   if (!opened.ok()) return ToGrpc(opened.status());
   response->set_run_id(opened->run->id());
   response->set_run_token(opened->token);
@@ -80,6 +83,15 @@ grpc::Status ToolGateService::ValidateToolCall(
     grpc::ServerContext*, const v1::ValidateToolCallRequest* request,
     v1::ValidateToolCallResponse* response) {
   auto result = engine_->ValidateToolCall(FromProto(*request));
+  if (!result.ok()) return ToGrpc(result.status());
+  ToProto(*result, response);
+  return grpc::Status::OK;
+}
+
+grpc::Status ToolGateService::ValidateToolOutput(
+    grpc::ServerContext*, const v1::ValidateToolOutputRequest* request,
+    v1::ValidateToolOutputResponse* response) {
+  auto result = engine_->ValidateToolOutput(FromProto(*request));
   if (!result.ok()) return ToGrpc(result.status());
   ToProto(*result, response);
   return grpc::Status::OK;

@@ -33,14 +33,13 @@ std::vector<std::shared_ptr<const Snapshot>> Engine::ListSnapshots() const {
 
 absl::StatusOr<OpenedRun> Engine::OpenRun(
     absl::string_view snapshot_id, absl::string_view model,
-    std::map<std::string, std::string> context, int max_consecutive_rejects) {
+    std::map<std::string, std::string> context, RunLimits limits) {
   if (snapshot_id.empty()) {
     return absl::InvalidArgumentError("OpenRun needs a snapshot_id");
   }
   auto snapshot = snapshots_.Get(snapshot_id);
   if (!snapshot.ok()) return snapshot.status();
-  return runs_.Open(*std::move(snapshot), model, std::move(context),
-                    max_consecutive_rejects);
+  return runs_.Open(*std::move(snapshot), model, std::move(context), limits);
 }
 
 absl::Status Engine::CloseRun(absl::string_view run_id,
@@ -107,14 +106,14 @@ absl::StatusOr<ValidateCallResponse> Engine::ValidateToolCall(
   if (!target.ok()) return target.status();
   ValidateCallResponse response;
   response.snapshot_id = target->snapshot->id();
-  absl::StatusOr<std::string> audit_id = RandomHex(12);
+  absl::StatusOr<std::string> audit_id = NewAuditId();
   if (!audit_id.ok()) return audit_id.status();
-  response.audit_id = absl::StrCat("aud_", *audit_id);
+  response.audit_id = *std::move(audit_id);
   if (target->run != nullptr && target->run->Current().breaker_open) {
     response.decision = Decision::kStop;
     response.stop_reason = "misformat_circuit_open";
     response.attempt = target->run->max_consecutive_rejects();
-    Audit("ValidateToolCall", *target, response);
+    AuditCall(response, *target);
     return response;
   }
   GateOptions gate_options;
@@ -122,8 +121,11 @@ absl::StatusOr<ValidateCallResponse> Engine::ValidateToolCall(
   GateResult result =
       CheckToolCalls(*target->snapshot, ReadCalls(request), gate_options);
   response.decision = result.decision;
-  response.stop_reason = std::move(result.stop_reason);
-  response.violations = std::move(result.violations);
+  response.stop_reason = result.stop_reason;
+  response.violations = result.violations;
+  if (target->run != nullptr && target->run->read_only()) {
+    ApplyKillSwitch(*target->run, result, &response);
+  }
   for (CheckedCall& c : result.calls) {
     CallReport report;
     report.id = c.raw.id;
@@ -135,13 +137,39 @@ absl::StatusOr<ValidateCallResponse> Engine::ValidateToolCall(
     response.calls.push_back(std::move(report));
   }
   ApplyLoop(target->run.get(), &response);
-  Audit("ValidateToolCall", *target, response);
+  AuditCall(response, *target);
   return response;
+}
+
+void Engine::ApplyKillSwitch(const Run& run, const GateResult& gate,
+                             ValidateCallResponse* response) {
+  for (size_t i = 0; i < gate.calls.size(); ++i) {
+    const CompiledTool* tool = gate.calls[i].tool;
+    if (tool == nullptr || tool->spec.side_effect == SideEffect::kRead) continue;
+    Violation v;
+    v.code = "kill_switch_read_only";
+    v.tool = tool->spec.name;
+    v.expected = "a read-only tool";
+    v.received = absl::StrCat(SideEffectName(tool->spec.side_effect), " tool");
+    v.message = absl::StrCat("run ", run.id(),
+                             " is read-only after repeated invalid tool "
+                             "outputs; only read tools may run until ResetRun");
+    v.call_index = static_cast<int>(i);
+    response->violations.push_back(std::move(v));
+    response->decision = Decision::kReject;
+    response->stop_reason = "kill_switch_read_only";
+  }
 }
 
 void Engine::ApplyLoop(Run* run, ValidateCallResponse* response) const {
   const bool rejected = response->decision == Decision::kReject;
-  if (run != nullptr) {
+  // A write refused by the kill switch is not a misformatted call: it does
+  // not count toward the breaker (the stop_reason already tells the agent).
+  bool misformat = false;
+  for (const Violation& v : response->violations) {
+    misformat |= v.code != "kill_switch_read_only";
+  }
+  if (run != nullptr && (misformat || !rejected)) {
     const LoopState state = rejected ? run->RecordReject() : run->RecordAllow();
     response->attempt = state.attempt;
     response->attempts_left = state.attempts_left;
@@ -153,18 +181,29 @@ void Engine::ApplyLoop(Run* run, ValidateCallResponse* response) const {
   }
 }
 
-void Engine::Audit(absl::string_view rpc, const Target& target,
-                   const ValidateCallResponse& response) const {
+absl::StatusOr<std::string> Engine::NewAuditId() const {
+  absl::StatusOr<std::string> hex = RandomHex(12);
+  if (!hex.ok()) return hex.status();
+  return absl::StrCat("aud_", *hex);
+}
+
+void Engine::AuditCall(const ValidateCallResponse& response,
+                       const Target& target) const {
   if (!audit_) return;
   AuditRecord record;
   record.audit_id = response.audit_id;
-  record.rpc = std::string(rpc);
-  record.snapshot_id = target.snapshot->id();
-  if (target.run != nullptr) record.run_id = target.run->id();
+  record.rpc = "ValidateToolCall";
   record.decision = std::string(DecisionName(response.decision));
   record.stop_reason = response.stop_reason;
   for (const CallReport& c : response.calls) record.tools.push_back(c.name);
   for (const Violation& v : response.violations) record.codes.push_back(v.code);
+  Audit(std::move(record), target);
+}
+
+void Engine::Audit(AuditRecord record, const Target& target) const {
+  if (!audit_) return;
+  if (target.snapshot != nullptr) record.snapshot_id = target.snapshot->id();
+  if (target.run != nullptr) record.run_id = target.run->id();
   audit_(record);
 }
 

@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/gate/gate.h"
+#include "core/output/output.h"
 #include "core/run/run_registry.h"
 #include "core/snapshot/snapshot.h"
 
@@ -66,6 +67,23 @@ struct ValidateCallResponse {
   std::string snapshot_id;
 };
 
+struct ValidateOutputRequest {
+  std::string snapshot_id;
+  std::string run_id;
+  std::string run_token;
+  std::string tool_name;
+  std::string content_type;
+  int http_status = 0;  // output::kNoHttpStatus for non-HTTP tools.
+  std::string body;
+  output::OutputMode mode = output::OutputMode::kUnspecified;
+};
+
+struct ValidateOutputResponse {
+  output::OutputResult result;
+  bool read_only = false;  // The run's kill switch is on.
+  std::string audit_id;
+};
+
 // One line of the audit trail: what was decided, never argument values.
 struct AuditRecord {
   std::string audit_id;
@@ -95,12 +113,18 @@ class Engine {
   absl::StatusOr<OpenedRun> OpenRun(absl::string_view snapshot_id,
                                     absl::string_view model,
                                     std::map<std::string, std::string> context,
-                                    int max_consecutive_rejects);
+                                    RunLimits limits);
   absl::Status CloseRun(absl::string_view run_id, absl::string_view token);
   absl::Status ResetRun(absl::string_view run_id, absl::string_view token);
 
   absl::StatusOr<ValidateCallResponse> ValidateToolCall(
       const ValidateCallRequest& request);
+
+  // Checks a tool's output. In a run, an INVALID verdict counts toward the
+  // run's kill switch; once it trips, ValidateToolCall rejects every write
+  // and destructive call of the run until ResetRun.
+  absl::StatusOr<ValidateOutputResponse> ValidateToolOutput(
+      const ValidateOutputRequest& request);
 
   const EngineOptions& options() const { return options_; }
 
@@ -113,9 +137,13 @@ class Engine {
                                        absl::string_view run_id,
                                        absl::string_view run_token) const;
   RawCalls ReadCalls(const ValidateCallRequest& request) const;
+  static void ApplyKillSwitch(const Run& run, const GateResult& gate,
+                              ValidateCallResponse* response);
   void ApplyLoop(Run* run, ValidateCallResponse* response) const;
-  void Audit(absl::string_view rpc, const Target& target,
-             const ValidateCallResponse& response) const;
+  absl::StatusOr<std::string> NewAuditId() const;
+  void AuditCall(const ValidateCallResponse& response,
+                 const Target& target) const;
+  void Audit(AuditRecord record, const Target& target) const;
 
   const EngineOptions options_;
   const AuditSink audit_;

@@ -193,7 +193,7 @@ TEST_F(EngineTest, CallerErrorsAreStatuses) {
   r.kind = OutputKind::kUnset;
   EXPECT_EQ(engine_.ValidateToolCall(r).status().code(),
             absl::StatusCode::kInvalidArgument);
-  auto run = engine_.OpenRun(tickets_, "m", {}, 0);
+  auto run = engine_.OpenRun(tickets_, "m", {}, RunLimits{});
   ASSERT_TRUE(run.ok());
   r.kind = OutputKind::kNative;
   r.snapshot_id = "";
@@ -210,7 +210,7 @@ TEST_F(EngineTest, CallerErrorsAreStatuses) {
 }
 
 TEST_F(EngineTest, BreakerCountsDownStopsAndResets) {
-  auto run = engine_.OpenRun(tickets_, "m", {}, 3);
+  auto run = engine_.OpenRun(tickets_, "m", {}, RunLimits{3});
   ASSERT_TRUE(run.ok());
   ValidateCallRequest bad;
   bad.run_id = run->run->id();
@@ -248,6 +248,95 @@ TEST_F(EngineTest, RepairPromptEchoesTheModelsValues) {
   EXPECT_THAT(prompt["violations"][0]["expected"].get<std::string>(),
               HasSubstr("urgent"));
   EXPECT_FALSE(prompt.contains("attempt"));  // Stateless: no loop.
+}
+
+class KillSwitchTest : public EngineTest {
+ protected:
+  void SetUp() override {
+    EngineTest::SetUp();
+    auto customers = engine_.CreateSnapshot(Example("customers"),
+                                            ManifestFormat::kAuto, "customers");
+    ASSERT_TRUE(customers.ok()) << customers.status();
+    auto run = engine_.OpenRun((*customers)->id(), "m", {}, RunLimits{0, 2, 3});
+    ASSERT_TRUE(run.ok());
+    run_ = *run;
+  }
+
+  ValidateOutputResponse Output(const std::string& body,
+                                const std::string& type = "application/json") {
+    ValidateOutputRequest r;
+    r.run_id = run_.run->id();
+    r.run_token = run_.token;
+    r.tool_name = "get_customer";
+    r.content_type = type;
+    r.http_status = output::kNoHttpStatus;
+    r.body = body;
+    auto out = engine_.ValidateToolOutput(r);
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? *out : ValidateOutputResponse{};
+  }
+
+  ValidateCallResponse Call(const std::string& name, const Json& args) {
+    ValidateCallRequest r;
+    r.run_id = run_.run->id();
+    r.run_token = run_.token;
+    r.kind = OutputKind::kNative;
+    r.output = Json{{"name", name}, {"arguments", args}}.dump();
+    auto out = engine_.ValidateToolCall(r);
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? *out : ValidateCallResponse{};
+  }
+
+  OpenedRun run_;
+};
+
+TEST_F(KillSwitchTest, McpOutputsAreCheckedAgainstTheOutputSchema) {
+  ValidateOutputResponse ok = Output(
+      R"({"content":[{"type":"text","text":"Ada"}],"structuredContent":
+          {"customer_id":"CUS-000001","name":"Ada","tier":"pro"}})");
+  EXPECT_EQ(ok.result.verdict, output::OutputVerdict::kValid);
+  EXPECT_FALSE(ok.read_only);
+  ValidateOutputResponse drift = Output(
+      R"({"content":[],"structuredContent":
+          {"customer_id":"CUS-000001","name":"Ada","tier":"platinum"}})");
+  EXPECT_EQ(drift.result.verdict, output::OutputVerdict::kInvalid);
+  ASSERT_FALSE(drift.result.violations.empty());
+  EXPECT_EQ(drift.result.violations[0].code, "output_schema");
+  EXPECT_EQ(drift.result.violations[0].pointer, "/structuredContent/tier");
+}
+
+TEST_F(KillSwitchTest, InvalidOutputsTurnTheRunReadOnlyForWritesOnly) {
+  const Json email = {{"customer_id", "CUS-000001"}, {"email", "a@b.example"}};
+  const Json read = {{"customer_id", "CUS-000001"}};
+  EXPECT_EQ(Call("update_customer_email", email).decision, Decision::kAllow);
+  EXPECT_FALSE(Output("<html><body>Maintenance</body></html>", "text/html").read_only);
+  EXPECT_TRUE(Output("<!doctype html><p>down</p>").read_only);
+  for (int i = 0; i < 7; ++i) {  // More than the breaker's 5: not misformat.
+    ValidateCallResponse w = Call("update_customer_email", email);
+    EXPECT_EQ(w.decision, Decision::kReject);
+    EXPECT_EQ(w.stop_reason, "kill_switch_read_only");
+    EXPECT_EQ(w.violations.back().code, "kill_switch_read_only");
+  }
+  ValidateCallResponse d = Call(
+      "delete_ticket", {{"ticket_id", "TCK-000001"}, {"reason", "duplicate ticket"}});
+  EXPECT_EQ(d.stop_reason, "kill_switch_read_only");
+  EXPECT_EQ(Call("get_customer", read).decision, Decision::kAllow);
+  ASSERT_TRUE(engine_.ResetRun(run_.run->id(), run_.token).ok());
+  EXPECT_EQ(Call("update_customer_email", email).decision, Decision::kAllow);
+}
+
+TEST_F(KillSwitchTest, UnknownToolOutputIsInvalid) {
+  ValidateOutputRequest r;
+  r.run_id = run_.run->id();
+  r.run_token = run_.token;
+  r.tool_name = "get_customr";
+  r.content_type = "application/json";
+  r.http_status = 200;
+  r.body = "{}";
+  auto out = engine_.ValidateToolOutput(r);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->result.verdict, output::OutputVerdict::kInvalid);
+  EXPECT_EQ(out->result.violations[0].code, "unknown_tool");
 }
 
 }  // namespace

@@ -9,12 +9,13 @@ namespace toolgate {
 
 Run::Run(std::string id, std::shared_ptr<const Snapshot> snapshot,
          std::string model, std::map<std::string, std::string> context,
-         int max_consecutive_rejects)
+         int max_consecutive_rejects, output::OutputHealthWindow health)
     : id_(std::move(id)),
       snapshot_(std::move(snapshot)),
       model_(std::move(model)),
       context_(std::move(context)),
-      max_rejects_(max_consecutive_rejects) {}
+      max_rejects_(max_consecutive_rejects),
+      health_(std::move(health)) {}
 
 LoopState Run::Current() const {
   absl::MutexLock lock(&mu_);
@@ -36,22 +37,42 @@ LoopState Run::RecordAllow() {
   return LoopState{0, max_rejects_, breaker_open_};
 }
 
+bool Run::RecordOutput(output::OutputVerdict verdict) {
+  absl::MutexLock lock(&mu_);
+  return health_.Record(verdict);
+}
+
+bool Run::read_only() const {
+  absl::MutexLock lock(&mu_);
+  return health_.read_only();
+}
+
 void Run::Reset() {
   absl::MutexLock lock(&mu_);
   consecutive_rejects_ = 0;
   breaker_open_ = false;
+  health_.Reset();
 }
 
 absl::StatusOr<OpenedRun> RunRegistry::Open(
     std::shared_ptr<const Snapshot> snapshot, absl::string_view model,
-    std::map<std::string, std::string> context, int max_consecutive_rejects) {
-  if (max_consecutive_rejects > 1000) {
+    std::map<std::string, std::string> context, RunLimits limits) {
+  const RunSettings& defaults = snapshot->settings();
+  const int max_rejects = limits.max_consecutive_rejects > 0
+                              ? limits.max_consecutive_rejects
+                              : defaults.max_consecutive_rejects;
+  if (max_rejects > 1000 || limits.max_consecutive_rejects < 0) {
     return absl::InvalidArgumentError(
-        "max_consecutive_rejects must be at most 1000");
+        "max_consecutive_rejects must be from 1 to 1000 (0: the snapshot's)");
   }
-  if (max_consecutive_rejects <= 0) {
-    max_consecutive_rejects = snapshot->settings().max_consecutive_rejects;
-  }
+  output::HealthWindowOptions health;
+  health.threshold = limits.kill_switch_threshold > 0
+                         ? limits.kill_switch_threshold
+                         : defaults.kill_switch_threshold;
+  health.window = limits.kill_switch_window > 0 ? limits.kill_switch_window
+                                                : defaults.kill_switch_window;
+  auto window = output::OutputHealthWindow::Create(health);
+  if (!window.ok()) return window.status();
   absl::StatusOr<std::string> id = RandomHex(16);
   absl::StatusOr<std::string> token = RandomHex(32);
   if (!id.ok()) return id.status();
@@ -59,8 +80,8 @@ absl::StatusOr<OpenedRun> RunRegistry::Open(
   OpenedRun opened;
   opened.run = std::make_shared<Run>(absl::StrCat("run_", *id),
                                      std::move(snapshot), std::string(model),
-                                     std::move(context),
-                                     max_consecutive_rejects);
+                                     std::move(context), max_rejects,
+                                     *std::move(window));
   opened.token = *token;
   absl::MutexLock lock(&mu_);
   if (runs_.size() >= options_.max_runs) {

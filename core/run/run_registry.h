@@ -1,5 +1,5 @@
 // Runs: one agent run pins one snapshot and carries the run's repair-loop
-// breaker.
+// breaker and its tool-output kill switch.
 //
 // A run is opened against a snapshot and is named by run_id; every
 // run-scoped call must also present the run_token handed out at OpenRun. A
@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "core/output/health_window.h"
 #include "core/snapshot/snapshot.h"
 
 namespace toolgate {
@@ -29,11 +30,18 @@ struct LoopState {
   bool breaker_open = false;
 };
 
+// Per-run settings; 0 takes the snapshot's setting.
+struct RunLimits {
+  int max_consecutive_rejects = 0;
+  int kill_switch_threshold = 0;
+  int kill_switch_window = 0;
+};
+
 class Run {
  public:
   Run(std::string id, std::shared_ptr<const Snapshot> snapshot,
       std::string model, std::map<std::string, std::string> context,
-      int max_consecutive_rejects);
+      int max_consecutive_rejects, output::OutputHealthWindow health);
 
   const std::string& id() const { return id_; }
   const Snapshot& snapshot() const { return *snapshot_; }
@@ -52,6 +60,12 @@ class Run {
   LoopState RecordReject();
   LoopState RecordAllow();
 
+  // Records a tool output's verdict in the kill-switch window; returns
+  // whether the run is now read-only (latched until Reset()).
+  bool RecordOutput(output::OutputVerdict verdict);
+  bool read_only() const;
+
+  // Closes the breaker and clears the kill switch.
   void Reset();
 
  private:
@@ -64,6 +78,7 @@ class Run {
   mutable absl::Mutex mu_;
   int consecutive_rejects_ ABSL_GUARDED_BY(mu_) = 0;
   bool breaker_open_ ABSL_GUARDED_BY(mu_) = false;
+  output::OutputHealthWindow health_ ABSL_GUARDED_BY(mu_);
 };
 
 struct OpenedRun {
@@ -79,11 +94,12 @@ class RunRegistry {
  public:
   explicit RunRegistry(RunRegistryOptions options = {}) : options_(options) {}
 
-  // `max_consecutive_rejects` <= 0 takes the snapshot's setting.
+  // INVALID_ARGUMENT for limits out of range (breaker 1..1000; kill switch
+  // 1 <= threshold <= window <= 1000).
   absl::StatusOr<OpenedRun> Open(std::shared_ptr<const Snapshot> snapshot,
                                  absl::string_view model,
                                  std::map<std::string, std::string> context,
-                                 int max_consecutive_rejects);
+                                 RunLimits limits);
 
   // NOT_FOUND for an unknown (or closed) run, PERMISSION_DENIED for a
   // token that does not match, INVALID_ARGUMENT for an empty one.

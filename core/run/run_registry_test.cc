@@ -17,7 +17,7 @@ std::shared_ptr<const Snapshot> TestSnapshot() {
 
 TEST(RunRegistry, TokenIsCheckedAndNeverTreatedAsNoRun) {
   RunRegistry runs;
-  auto opened = runs.Open(TestSnapshot(), "m", {}, 0);
+  auto opened = runs.Open(TestSnapshot(), "m", {}, RunLimits{});
   ASSERT_TRUE(opened.ok());
   const std::string id = opened->run->id();
   EXPECT_EQ(opened->token.size(), 64u);
@@ -36,7 +36,7 @@ TEST(RunRegistry, TokenIsCheckedAndNeverTreatedAsNoRun) {
 
 TEST(RunRegistry, BreakerCountsDownOpensAndResets) {
   RunRegistry runs;
-  auto opened = runs.Open(TestSnapshot(), "m", {}, 3);
+  auto opened = runs.Open(TestSnapshot(), "m", {}, RunLimits{3});
   ASSERT_TRUE(opened.ok());
   toolgate::Run& run = *opened->run;
   struct Step {
@@ -63,19 +63,38 @@ TEST(RunRegistry, BreakerCountsDownOpensAndResets) {
 
 TEST(RunRegistry, SettingsAndLimits) {
   RunRegistry runs(RunRegistryOptions{1});
-  auto a = runs.Open(TestSnapshot(), "m", {}, 0);
+  auto a = runs.Open(TestSnapshot(), "m", {}, RunLimits{});
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->run->max_consecutive_rejects(), 5);  // Snapshot default.
-  EXPECT_EQ(runs.Open(TestSnapshot(), "m", {}, 0).status().code(),
+  EXPECT_EQ(runs.Open(TestSnapshot(), "m", {}, RunLimits{}).status().code(),
             absl::StatusCode::kResourceExhausted);
-  EXPECT_EQ(runs.Open(TestSnapshot(), "m", {}, 5000).status().code(),
+  EXPECT_EQ(runs.Open(TestSnapshot(), "m", {}, RunLimits{5000}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(RunRegistry, KillSwitchLatchesUntilResetAndIsPerRun) {
+  RunRegistry runs;
+  auto a = runs.Open(TestSnapshot(), "m", {}, RunLimits{0, 2, 3});
+  auto b = runs.Open(TestSnapshot(), "m", {}, RunLimits{0, 2, 3});
+  ASSERT_TRUE(a.ok() && b.ok());
+  using output::OutputVerdict;
+  EXPECT_FALSE(a->run->RecordOutput(OutputVerdict::kInvalid));
+  EXPECT_FALSE(a->run->RecordOutput(OutputVerdict::kValid));
+  EXPECT_TRUE(a->run->RecordOutput(OutputVerdict::kInvalid));
+  EXPECT_TRUE(a->run->RecordOutput(OutputVerdict::kValid));  // Latched.
+  EXPECT_FALSE(b->run->read_only());
+  a->run->Reset();
+  EXPECT_FALSE(a->run->read_only());
+  // Threshold above window is refused, not clamped.
+  EXPECT_EQ(runs.Open(TestSnapshot(), "m", {}, RunLimits{0, 4, 3})
+                .status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
 TEST(RunRegistry, RunsAreIsolated) {
   RunRegistry runs;
-  auto a = runs.Open(TestSnapshot(), "m", {}, 2);
-  auto b = runs.Open(TestSnapshot(), "m", {}, 2);
+  auto a = runs.Open(TestSnapshot(), "m", {}, RunLimits{2});
+  auto b = runs.Open(TestSnapshot(), "m", {}, RunLimits{2});
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_NE(a->run->id(), b->run->id());
   EXPECT_NE(a->token, b->token);

@@ -1,0 +1,57 @@
+// Engine::ValidateToolOutput: tool output is data, checked before the model
+// reads it, and each verdict feeds the run's kill switch.
+#include <utility>
+
+#include "core/engine/engine.h"
+
+namespace toolgate {
+
+absl::StatusOr<ValidateOutputResponse> Engine::ValidateToolOutput(
+    const ValidateOutputRequest& request) {
+  absl::StatusOr<Target> target =
+      ResolveTarget(request.snapshot_id, request.run_id, request.run_token);
+  if (!target.ok()) return target.status();
+  ValidateOutputResponse response;
+  absl::StatusOr<std::string> audit_id = NewAuditId();
+  if (!audit_id.ok()) return audit_id.status();
+  response.audit_id = *std::move(audit_id);
+
+  const Snapshot& snapshot = *target->snapshot;
+  const CompiledTool* tool = snapshot.FindTool(request.tool_name);
+  output::OutputSpec spec;
+  if (tool != nullptr) {
+    spec.output_schema = tool->output.get();
+    // Tools listed by an MCP server answer with CallToolResults.
+    spec.format = snapshot.source_format() == ManifestFormat::kMcp
+                      ? output::ResultFormat::kMcp
+                      : output::ResultFormat::kDetect;
+  }
+  output::OutputRequest checked;
+  checked.tool_name = request.tool_name;
+  checked.content_type = request.content_type;
+  checked.http_status = request.http_status;
+  checked.body = request.body;
+  checked.mode = request.mode;
+  output::OutputLimits limits;
+  limits.max_body_bytes = options_.limits.max_bytes;
+  limits.max_depth = options_.limits.max_depth;
+  response.result = output::ValidateToolOutput(
+      checked, tool == nullptr ? nullptr : &spec, limits);
+  if (target->run != nullptr) {
+    response.read_only = target->run->RecordOutput(response.result.verdict);
+  }
+
+  AuditRecord record;
+  record.audit_id = response.audit_id;
+  record.rpc = "ValidateToolOutput";
+  record.decision = response.result.verdict == output::OutputVerdict::kValid
+                        ? "VALID"
+                        : "INVALID";
+  record.stop_reason = response.result.stop_reason;
+  record.tools.push_back(request.tool_name);
+  for (const auto& v : response.result.violations) record.codes.push_back(v.code);
+  Audit(std::move(record), *target);
+  return response;
+}
+
+}  // namespace toolgate
