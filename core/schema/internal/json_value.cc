@@ -224,8 +224,13 @@ std::string NumberText(const JsonNumber& n) {
   if (x == std::floor(x) && std::fabs(x) < 1e18L) {
     return std::to_string(static_cast<int64_t>(x));
   }
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof(buf), static_cast<double>(x));
+  // Plain decimals read best in messages ("0.0001", not "1e-04").
+  const double d = static_cast<double>(x);
+  const bool plain = std::fabs(d) >= 1e-7 && std::fabs(d) < 1e21;
+  char buf[400];
+  auto res = plain ? std::to_chars(buf, buf + sizeof(buf), d,
+                                   std::chars_format::fixed)
+                   : std::to_chars(buf, buf + sizeof(buf), d);
   return std::string(buf, res.ptr);
 }
 
