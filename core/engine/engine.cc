@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/engine/repair_prompt.h"
+#include "core/extract/extract.h"
 #include "core/util/ids.h"
 
 namespace toolgate {
@@ -88,10 +89,29 @@ RawCalls Engine::ReadCalls(const ValidateCallRequest& request) const {
   if (request.kind == OutputKind::kNative) {
     return ReadNativeCalls(request.output, options_.limits);
   }
+  extract::ExtractLimits limits;
+  limits.max_input_bytes = options_.limits.max_bytes;
+  limits.json = options_.limits;
+  extract::ExtractionResult found = extract::ExtractToolCalls(
+      request.output,
+      request.syntax_repair ? repair::RepairPolicy::kSyntaxRepair
+                            : repair::RepairPolicy::kStrict,
+      limits);
   RawCalls out;
-  out.error = ReadError{"text_output_unsupported", "",
-                        "tool calls written in text are not read yet; send "
-                        "native_json"};
+  if (!found.ok()) {
+    out.error = ReadError{found.error.code, found.error.pointer,
+                          found.error.message};
+    return out;
+  }
+  for (extract::ExtractedCall& c : found.calls) {
+    RawCall call;
+    call.name = std::move(c.name);
+    call.source = std::string(c.source_name());
+    call.arguments = std::move(c.arguments);
+    call.repairs = std::move(c.repairs);
+    call.candidates_seen = c.candidates_seen;
+    out.calls.push_back(std::move(call));
+  }
   return out;
 }
 

@@ -170,15 +170,80 @@ TEST_F(EngineTest, RequiresApprovalPolicyGivesNeedsApproval) {
   EXPECT_EQ(r.violations[0].pointer, "/amount/currency");
 }
 
-TEST_F(EngineTest, TextOutputIsNeverAllowedYet) {
+struct TextCase {
+  std::string name;
+  std::string text;
+  bool syntax_repair;
+  Decision decision;
+  std::string source_or_code;  // Call source on ALLOW, violation code else.
+  std::vector<std::string> repairs;
+};
+
+class EngineText : public EngineTest,
+                   public testing::WithParamInterface<TextCase> {};
+
+constexpr char kArgs[] = R"({"ticket_id":"TCK-000042"})";
+
+TEST_P(EngineText, ReadsCallsWrittenInText) {
+  const TextCase& c = GetParam();
   ValidateCallRequest r;
   r.snapshot_id = tickets_;
   r.kind = OutputKind::kText;
-  r.output = R"({"name":"get_ticket","arguments":{"ticket_id":"TCK-000001"}})";
+  r.output = c.text;
+  r.syntax_repair = c.syntax_repair;
   auto out = engine_.ValidateToolCall(r);
-  ASSERT_TRUE(out.ok());
-  EXPECT_NE(out->decision, Decision::kAllow);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->decision, c.decision);
+  if (c.decision == Decision::kAllow) {
+    ASSERT_EQ(out->calls.size(), 1u);
+    EXPECT_EQ(out->calls[0].name, "get_ticket");
+    EXPECT_EQ(out->calls[0].arguments_json, kArgs);
+    EXPECT_EQ(out->calls[0].source, c.source_or_code);
+    EXPECT_EQ(out->calls[0].repairs, c.repairs);
+    EXPECT_GE(out->calls[0].candidates_seen, 1);
+  } else {
+    ASSERT_FALSE(out->violations.empty());
+    EXPECT_EQ(out->violations[0].code, c.source_or_code);
+  }
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, EngineText,
+    testing::Values(
+        TextCase{"tag",
+                 "<tool_call>{\"name\":\"get_ticket\",\"arguments\":" +
+                     std::string(kArgs) + "}</tool_call>",
+                 false, Decision::kAllow, "tool_call_tag", {}},
+        TextCase{"fence_last_wins",
+                 "Example:\n```json\n{\"name\":\"get_ticket\",\"arguments\":"
+                 "{\"ticket_id\":\"TCK-999999\"}}\n```\nNow the real one:\n"
+                 "~~~\n{\"name\":\"get_ticket\",\"arguments\":" +
+                     std::string(kArgs) + "}\n~~~\n",
+                 false, Decision::kAllow, "fenced_block", {}},
+        TextCase{"react",
+                 "Thought: look it up\nAction: get_ticket\nAction Input: " +
+                     std::string(kArgs),
+                 false, Decision::kAllow, "react", {}},
+        TextCase{"bare",
+                 "I will call {\"name\":\"get_ticket\",\"arguments\":" +
+                     std::string(kArgs) + "} now.",
+                 false, Decision::kAllow, "bare_object", {}},
+        TextCase{"damaged_strict",
+                 "{'name': 'get_ticket', 'arguments': {'ticket_id': 'TCK-000042',}}",
+                 false, Decision::kReject, "invalid_json", {}},
+        TextCase{"damaged_repaired",
+                 "{'name': 'get_ticket', 'arguments': {'ticket_id': 'TCK-000042',}}",
+                 true, Decision::kAllow, "bare_object",
+                 {"single_quotes", "trailing_comma"}},
+        TextCase{"truncated_strict",
+                 "{\"name\":\"get_ticket\",\"arguments\":{\"ticket_id\":\"TCK-0",
+                 false, Decision::kReject, "truncated_output", {}},
+        TextCase{"truncated_repair",
+                 "{\"name\":\"get_ticket\",\"arguments\":{\"ticket_id\":\"TCK-0",
+                 true, Decision::kReject, "truncated_output", {}},
+        TextCase{"nothing", "I think we are done here.", false,
+                 Decision::kReject, "no_tool_call", {}}),
+    [](const testing::TestParamInfo<TextCase>& info) { return info.param.name; });
 
 TEST_F(EngineTest, CallerErrorsAreStatuses) {
   ValidateCallRequest r;
