@@ -46,7 +46,7 @@ std::string UsageLine(const Command& command) {
     absl::StrAppend(&line, " [--", flag.name, " ", flag.value_hint, "]",
                     flag.repeatable ? "..." : "");
   }
-  if (command.pass_through) absl::StrAppend(&line, " ARGS...");
+  if (command.local_run) absl::StrAppend(&line, " ", command.local_usage);
   return line;
 }
 
@@ -119,7 +119,6 @@ struct Invocation {
   const Command* command = nullptr;
   std::string usage;
   Flags flags;
-  std::vector<std::string> rest;
   absl::Duration timeout;
   std::string address;
 };
@@ -141,9 +140,7 @@ bool ParseCommandArgs(const std::vector<std::string>& args, size_t begin,
                       std::ostream& err) {
   std::vector<FlagSpec> allowed = inv->command->flags;
   allowed.insert(allowed.end(), GlobalFlags().begin(), GlobalFlags().end());
-  absl::StatusOr<Flags> flags = inv->command->pass_through
-                                    ? Flags::Parse({}, 0, allowed)
-                                    : Flags::Parse(args, begin, allowed);
+  absl::StatusOr<Flags> flags = Flags::Parse(args, begin, allowed);
   auto fail = [&](const absl::Status& status) {
     err << "toolgatectl: " << inv->command->name << ": " << status.message()
         << "\n" << inv->usage << "\n";
@@ -191,7 +188,11 @@ int RunCli(const std::vector<std::string>& args, std::istream& in,
   Invocation inv;
   inv.command = &Commands()[found->first];
   inv.usage = UsageLine(*inv.command);
-  inv.rest.assign(args.begin() + i + found->second, args.end());
+  if (inv.command->local_run) {
+    return inv.command->local_run(
+        std::vector<std::string>(args.begin() + i + found->second, args.end()),
+        in, out, err);
+  }
   if (!ParseCommandArgs(args, i + found->second, *leading, &inv, err)) {
     return kExitError;
   }
@@ -204,8 +205,8 @@ int RunCli(const std::vector<std::string>& args, std::istream& in,
   }
   ToolGateClient client(channel, ToolGateClientOptions{inv.timeout});
   InputReader inputs(in);
-  CommandContext ctx{inv.command->name, inv.usage, inv.flags, inv.rest,
-                     inputs, channel, client, inv.timeout, in, out, err};
+  CommandContext ctx{inv.command->name, inv.usage, inv.flags, inputs,
+                     channel, client, inv.timeout, in, out, err};
   return inv.command->run(ctx);
 }
 

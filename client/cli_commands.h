@@ -26,8 +26,6 @@ struct CommandContext {
   const std::string& command;
   const std::string& usage;  // One line, for usage errors.
   const Flags& flags;
-  // Arguments after the command name, for pass-through commands.
-  const std::vector<std::string>& rest;
   InputReader& inputs;
   std::shared_ptr<grpc::ChannelInterface> channel;
   const ToolGateClient& client;
@@ -37,12 +35,19 @@ struct CommandContext {
   std::ostream& err;
 };
 
+// A command that needs no server: it gets every word after its name,
+// unparsed, and owns its own flags and usage.
+using LocalRun = std::function<int(const std::vector<std::string>& args,
+                                   std::istream& in, std::ostream& out,
+                                   std::ostream& err)>;
+
 struct Command {
   std::string name;  // May be two words, e.g. "schema check".
   std::vector<FlagSpec> flags;
   std::function<int(CommandContext&)> run;
-  // Hand everything after the name to `run` unparsed (ctx.rest).
-  bool pass_through = false;
+  // Set instead of `run` (and `flags`) for local commands.
+  LocalRun local_run = nullptr;
+  std::string local_usage;  // e.g. "--schema FILE [...]" for help.
 };
 
 const std::vector<Command>& Commands();
