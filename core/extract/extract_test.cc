@@ -33,6 +33,8 @@ struct FoundCase {
   int seen;
 };
 
+void PrintTo(const FoundCase& c, std::ostream* os) { *os << c.name; }
+
 void ExpectCalls(const ExtractionResult& r, const std::vector<Call>& calls,
                  int seen) {
   ASSERT_TRUE(r.ok()) << r.error.code << ": " << r.error.message;
@@ -162,6 +164,8 @@ struct RepairCase {
   std::vector<std::string> repairs;
 };
 
+void PrintTo(const RepairCase& c, std::ostream* os) { *os << c.name; }
+
 class RepairedOnlyUnderSyntaxRepair : public testing::TestWithParam<RepairCase> {
 };
 
@@ -229,6 +233,8 @@ struct FailCase {
   std::string pointer;
   int call_index;
 };
+
+void PrintTo(const FailCase& c, std::ostream* os) { *os << c.name; }
 
 class Fails : public testing::TestWithParam<FailCase> {};
 

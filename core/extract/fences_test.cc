@@ -21,6 +21,8 @@ struct FenceCase {
   std::vector<Expected> fences;
 };
 
+void PrintTo(const FenceCase& c, std::ostream* os) { *os << c.name; }
+
 class Fences : public testing::TestWithParam<FenceCase> {};
 
 TEST_P(Fences, FoundAsCommonMarkDoes) {

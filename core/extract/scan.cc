@@ -332,7 +332,7 @@ size_t Scanner::OnReactInput(size_t begin, std::string name, size_t pos) {
 
 void Scanner::CheckPartialDelimiter() {
   if (EndsWithPartialFenceOpener(text_)) {
-    Truncate(Truncation::kPartialDelimiter, "text ends in a partial fence");
+    Truncate(Truncation::kPartialFence, "text ends in a partial fence");
     return;
   }
   const size_t lt = text_.rfind('<');
@@ -340,7 +340,7 @@ void Scanner::CheckPartialDelimiter() {
   const absl::string_view rest = text_.substr(lt);
   if ((options_.tags && absl::StartsWith(kTagOpen, rest)) ||
       absl::StartsWith(kThinkOpen, rest)) {
-    Truncate(Truncation::kPartialDelimiter,
+    Truncate(Truncation::kPartialTag,
              absl::StrCat("text ends in a partial tag \"", rest, "\""));
   }
 }

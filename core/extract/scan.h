@@ -67,7 +67,8 @@ enum class Truncation {
   kUnclosedReasoning,
   kUnclosedReact,
   kUnclosedObject,
-  kPartialDelimiter,
+  kPartialFence,  // Text ends in "`" or "``" at a line start.
+  kPartialTag,    // Text ends in a prefix of <tool_call> or <think>.
 };
 
 struct ScanOptions {

@@ -20,6 +20,8 @@ struct RepairCase {
   std::vector<std::string> repairs;    // Expected repairs, in order.
 };
 
+void PrintTo(const RepairCase& c, std::ostream* os) { *os << c.name; }
+
 class Repairs : public testing::TestWithParam<RepairCase> {};
 
 TEST_P(Repairs, AppliedUnderSyntaxRepairAndListed) {
@@ -102,6 +104,8 @@ struct RefusalCase {
   std::string input;
   std::string code;
 };
+
+void PrintTo(const RefusalCase& c, std::ostream* os) { *os << c.name; }
 
 class Refusals : public testing::TestWithParam<RefusalCase> {};
 
