@@ -2,6 +2,7 @@
 // resolution and chaining commands through --run-file.
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -246,6 +247,38 @@ std::vector<CliCase> UsageCases() {
 
 INSTANTIATE_TEST_SUITE_P(Usage, CliTest, ::testing::ValuesIn(UsageCases()),
                          CliCaseName);
+
+// `schema check` is local: it reaches RunSchemaCheck with the words after
+// its name and never dials the server.
+std::vector<CliCase> SchemaCheckCases() {
+  const std::map<std::string, std::string> schema = {
+      {"s.json", R"({"type":"object","required":["a"]})"}};
+  return {
+      {.name = "SchemaCheckValid",
+       .args = {"--addr", "{closed}", "schema", "check", "--schema",
+                "{tmp}/s.json"},
+       .exit_code = 0,
+       .out_has = "\"valid\":true",
+       .stdin_text = "{\"a\":1}\n",
+       .files = schema},
+      {.name = "SchemaCheckInvalid",
+       .args = {"schema", "check", "--schema", "{tmp}/s.json"},
+       .exit_code = 1,
+       .out_has = "\"valid\":false",
+       .stdin_text = "{\"a\":1}\n{}\n",
+       .files = schema},
+      {.name = "SchemaCheckUsage",
+       .args = {"schema", "check"},
+       .exit_code = 2},
+      {.name = "SchemaWithoutCheck",
+       .args = {"schema"},
+       .exit_code = 2,
+       .err_has = "unknown command \"schema\""},
+  };
+}
+
+INSTANTIATE_TEST_SUITE_P(SchemaCheck, CliTest,
+                         ::testing::ValuesIn(SchemaCheckCases()), CliCaseName);
 
 // Which target the CLI dials: --addr, else $TOOLGATE_ADDR, else the default.
 TEST(CliAddressTest, FlagThenEnvironmentThenDefault) {
