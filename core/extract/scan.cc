@@ -122,6 +122,7 @@ class Scanner {
   size_t OnBare(size_t pos);
   size_t OnReact(size_t pos);
   size_t OnReactInput(size_t begin, std::string name, size_t pos);
+  size_t OnReactFence(size_t begin, std::string name, size_t line);
   bool LooksLikeObject(size_t pos) const;
   Span ScanSpan(size_t pos) const;
   void CheckPartialDelimiter();
@@ -293,16 +294,7 @@ size_t Scanner::OnReactInput(size_t begin, std::string name, size_t pos) {
     pos = SkipSpace(pos);
     const size_t line = text_.rfind('\n', pos - 1) + 1;
     if (pos < text_.size() && IsFenceOpenerLine(text_, line)) {
-      std::optional<Fence> fence = MatchFenceAt(text_, line);
-      if (!fence->closed) return OnFence(line);
-      Candidate& c = Add(CallSource::kReact, begin, fence->end,
-                         fence->content_begin, fence->content_end);
-      c.react_name = std::move(name);
-      if (!IsJsonInfo(fence->info)) {
-        c.defect_code = "invalid_json";
-        c.defect_message = "the Action Input is a non-JSON code block";
-      }
-      return fence->end;
+      return OnReactFence(begin, std::move(name), line);
     }
   }
   if (pos >= text_.size()) {
@@ -328,6 +320,19 @@ size_t Scanner::OnReactInput(size_t begin, std::string name, size_t pos) {
     c.defect_message = "the Action Input is not closed before a fence or tag";
   }
   return end;
+}
+
+size_t Scanner::OnReactFence(size_t begin, std::string name, size_t line) {
+  std::optional<Fence> fence = MatchFenceAt(text_, line);
+  if (!fence->closed) return OnFence(line);
+  Candidate& c = Add(CallSource::kReact, begin, fence->end,
+                     fence->content_begin, fence->content_end);
+  c.react_name = std::move(name);
+  if (!IsJsonInfo(fence->info)) {
+    c.defect_code = "invalid_json";
+    c.defect_message = "the Action Input is a non-JSON code block";
+  }
+  return fence->end;
 }
 
 void Scanner::CheckPartialDelimiter() {
