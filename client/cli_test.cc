@@ -171,7 +171,8 @@ std::vector<CliCase> OtherCommandCases() {
   };
 }
 
-INSTANTIATE_TEST_SUITE_P(Commands, CliTest, ::testing::ValuesIn(OtherCommandCases()),
+INSTANTIATE_TEST_SUITE_P(Commands, CliTest,
+                         ::testing::ValuesIn(OtherCommandCases()),
                          CliCaseName);
 
 std::vector<CliCase> UsageCases() {
@@ -290,7 +291,9 @@ TEST(CliAddressTest, FlagThenEnvironmentThenDefault) {
   const std::vector<Case> cases = {
       {nullptr, {"list-snapshots"}, kDefaultAddress},
       {"", {"list-snapshots"}, kDefaultAddress},
-      {"unix:/run/toolgate.sock", {"list-snapshots"}, "unix:/run/toolgate.sock"},
+      {"unix:/run/toolgate.sock",
+       {"list-snapshots"},
+       "unix:/run/toolgate.sock"},
       {"unix:/run/toolgate.sock",
        {"--addr", "10.0.0.1:7", "list-snapshots"},
        "10.0.0.1:7"},

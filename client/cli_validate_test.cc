@@ -30,7 +30,9 @@ v1::ValidateToolCallResponse Decided(v1::Decision decision) {
 
 class CliValidateTest : public ::testing::TestWithParam<CliCase> {};
 
-TEST_P(CliValidateTest, ExitCodeOutputAndRequest) { testing::RunCliCase(GetParam()); }
+TEST_P(CliValidateTest, ExitCodeOutputAndRequest) {
+  testing::RunCliCase(GetParam());
+}
 
 std::vector<CliCase> ValidateCases() {
   v1::ValidateToolCallResponse nameless = Decided(v1::DECISION_ALLOW);

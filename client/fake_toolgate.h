@@ -61,7 +61,8 @@ class FakeToolGate final : public v1::ToolGate::Service {
                               const v1::ExtractVerdictRequest* request,
                               v1::ExtractVerdictResponse* response) override;
   grpc::Status ValidateToolOutput(
-      grpc::ServerContext* context, const v1::ValidateToolOutputRequest* request,
+      grpc::ServerContext* context,
+      const v1::ValidateToolOutputRequest* request,
       v1::ValidateToolOutputResponse* response) override;
 
  private:

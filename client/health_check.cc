@@ -81,8 +81,9 @@ absl::StatusOr<int> DecodeHealthCheckResponse(absl::string_view bytes) {
       continue;
     }
     uint32_t value = 0;
-    if (WireFormatLite::GetTagWireType(tag) != WireFormatLite::WIRETYPE_VARINT ||
-        !in.ReadVarint32(&value)) {
+    const bool is_varint = WireFormatLite::GetTagWireType(tag) ==
+                           WireFormatLite::WIRETYPE_VARINT;
+    if (!is_varint || !in.ReadVarint32(&value)) {
       return absl::InvalidArgumentError(
           "HealthCheckResponse.status is not a varint");
     }

@@ -66,7 +66,8 @@ absl::Status FromGrpcStatus(const grpc::Status& status) {
   if (status.ok()) return absl::OkStatus();
   int code = static_cast<int>(status.error_code());
   // gRPC and Abseil share the canonical numbering 0..16.
-  if (code <= 0 || code > static_cast<int>(absl::StatusCode::kUnauthenticated)) {
+  const int last = static_cast<int>(absl::StatusCode::kUnauthenticated);
+  if (code <= 0 || code > last) {
     code = static_cast<int>(absl::StatusCode::kUnknown);
   }
   return absl::Status(static_cast<absl::StatusCode>(code),

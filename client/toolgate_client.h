@@ -5,9 +5,9 @@
 //     absl::StatusOr<Response>, with the gRPC status converted to an
 //     absl::Status carrying the same canonical code;
 //   * helpers (CheckToolCall, CheckVerdict, CheckToolOutput) that collapse
-//     everything into one fail-closed boolean. An RPC error, a deadline, a missing field or an
-//     *_UNSPECIFIED enum is a deny: absence of a signal is never a positive
-//     signal. The reason for a deny is kept for logs.
+//     everything into one fail-closed boolean. An RPC error, a deadline,
+//     a missing field or an *_UNSPECIFIED enum is a deny: absence of a
+//     signal is never a positive signal. The reason is kept for logs.
 //
 // Agents should gate on the helpers, not on the thin methods.
 #ifndef TOOLGATE_CLIENT_TOOLGATE_CLIENT_H_
@@ -91,7 +91,8 @@ class VerdictResult : public CheckResult<v1::ExtractVerdictResponse> {
 // the agent may continue read-only ("skip_writes") or must stop ("").
 class ToolOutputResult : public CheckResult<v1::ValidateToolOutputResponse> {
  public:
-  ToolOutputResult(absl::Status status, v1::ValidateToolOutputResponse response);
+  ToolOutputResult(absl::Status status,
+                   v1::ValidateToolOutputResponse response);
   bool valid() const { return positive_; }
   v1::OutputVerdict verdict() const { return response().verdict(); }
 };
