@@ -121,6 +121,7 @@ class Compiler {
   absl::Status Ref(const Ctx& c, absl::string_view kw);
   absl::Status CheckCycles();
   void BuildDynamicTables();
+  void Optimize();
 
   Instr& Add(const Ctx& c, Op op, absl::string_view kw, uint8_t applies);
   bool Has(const Ctx& c, absl::string_view kw, uint32_t vocab) const;
@@ -187,7 +188,70 @@ absl::Status Compiler::Run(const Json& schema) {
     }
   } while (program_->nodes.size() != compiled || !pending_.empty());
   BuildDynamicTables();
-  return CheckCycles();
+  s = CheckCycles();
+  if (!s.ok()) return s;
+  Optimize();
+  return absl::OkStatus();
+}
+
+namespace {
+
+// Scalar checks only, including a const or enum: the shape of a oneOf
+// discriminator, worth checking before walking heavy siblings.
+bool Discriminator(const Node& n) {
+  bool pins_value = false;
+  for (const Instr& ins : n.instrs) {
+    if (ins.op == Op::kConst || ins.op == Op::kEnum) pins_value = true;
+    switch (ins.op) {
+      case Op::kMembers: case Op::kItems: case Op::kContains:
+      case Op::kPropertyNames: case Op::kDependentSchemas: case Op::kRef:
+      case Op::kDynamicRef: case Op::kAllOf: case Op::kAnyOf: case Op::kOneOf:
+      case Op::kNot: case Op::kIf: case Op::kUnevaluatedItems:
+      case Op::kUnevaluatedProperties: case Op::kUniqueItems:
+        return false;
+      default:
+        break;
+    }
+  }
+  return pins_value;
+}
+
+// A node that is nothing but a $ref behaves exactly like its target
+// (errors are reported at the target's keywords either way), unless
+// $dynamicRef makes the resource boundary it crosses observable.
+const Node* Chase(const Node* n) {
+  for (int hops = 0; hops < 64 && n->instrs.size() == 1 &&
+                     n->instrs[0].op == Op::kRef && n->instrs[0].node != n;
+       ++hops) {
+    n = n->instrs[0].node;
+  }
+  return n;
+}
+
+}  // namespace
+
+// Cheap rewrites on the finished, cycle-checked graph.
+void Compiler::Optimize() {
+  const bool chase = !program_->uses_dynamic_scope;
+  auto fix = [chase](const Node*& n) {
+    if (n && chase) n = Chase(n);
+  };
+  for (auto& node : program_->nodes) {
+    for (Instr& ins : node->instrs) {
+      if (ins.op != Op::kRef) fix(ins.node);
+      fix(ins.node2);
+      fix(ins.node3);
+      for (const Node*& n : ins.nodes) fix(n);
+      for (NamedChild& p : ins.props) fix(p.node);
+      for (PatternChild& p : ins.patterns) fix(p.node);
+      if (ins.op == Op::kRef) fix(ins.node);
+      if (ins.op != Op::kMembers) continue;
+      for (uint32_t i = 0; i < ins.props.size(); ++i) {
+        ins.props[i].cheap = Discriminator(*ins.props[i].node);
+        if (ins.props[i].cheap) ins.cheap_props.push_back(i);
+      }
+    }
+  }
 }
 
 absl::Status Compiler::Drain() {

@@ -221,21 +221,21 @@ bool Evaluator::Eval(const Node& n, const Json& v, Ann* parent) {
 bool Evaluator::Run(const Instr& ins, const Json& v, uint8_t kind, Ann* a) {
   switch (ins.op) {
     case Op::kFalse:
-      Report(ins, v, "no value is allowed here (the schema is false)");
+      if (sink_) Report(ins, v, "no value is allowed here (the schema is false)");
       return false;
     case Op::kType: {
       const bool ok = (ins.type_mask & kind) ||
                       (kind == kNumber && (ins.type_mask & kIntegerType) &&
                        IsIntegral(v));
       if (!ok) {
-        Report(ins, v, absl::StrCat("expected ", ins.expected, ", got ",
+        if (sink_) Report(ins, v, absl::StrCat("expected ", ins.expected, ", got ",
                                     JsonTypeName(v)));
       }
       return ok;
     }
     case Op::kConst:
       if (JsonEqual(v, ins.values[0])) return true;
-      Report(ins, v, absl::StrCat("value must be ", TruncatedJson(ins.values[0])));
+      if (sink_) Report(ins, v, absl::StrCat("value must be ", TruncatedJson(ins.values[0])));
       return false;
     case Op::kEnum: {
       bool ok = false;
@@ -249,7 +249,7 @@ bool Evaluator::Run(const Instr& ins, const Json& v, uint8_t kind, Ann* a) {
           }
         }
       }
-      if (!ok) Report(ins, v, absl::StrCat("value is not one of the allowed values (", ins.expected, ")"));
+      if (!ok) if (sink_) Report(ins, v, absl::StrCat("value is not one of the allowed values (", ins.expected, ")"));
       return ok;
     }
     case Op::kMinimum: case Op::kMaximum: case Op::kExclusiveMinimum:
@@ -293,7 +293,7 @@ bool Evaluator::Run(const Instr& ins, const Json& v, uint8_t kind, Ann* a) {
     case Op::kAnyOf: case Op::kOneOf: return AnyOneOf(ins, v, a);
     case Op::kNot:
       if (!Quiet(*ins.node, v, nullptr)) return !aborted_;
-      Report(ins, v, absl::StrCat("value must not match the schema at ",
+      if (sink_) Report(ins, v, absl::StrCat("value must not match the schema at ",
                                   ins.node->pointer));
       return false;
     case Op::kIf: return If(ins, v, a);
@@ -318,13 +318,13 @@ bool Evaluator::Numeric(const Instr& ins, const Json& v) {
       default: ok = c < 0; what = "must be"; break;
     }
     if (!ok && (ins.op == Op::kMinimum || ins.op == Op::kMaximum)) {
-      Report(ins, v, absl::StrCat(TruncatedJson(v), " ", what, " ",
+      if (sink_) Report(ins, v, absl::StrCat(TruncatedJson(v), " ", what, " ",
                                   NumberText(ins.number)));
       return false;
     }
   }
   if (!ok) {
-    Report(ins, v, absl::StrCat(TruncatedJson(v), " ", what, " ", ins.expected));
+    if (sink_) Report(ins, v, absl::StrCat(TruncatedJson(v), " ", what, " ", ins.expected));
   }
   return ok;
 }
@@ -334,19 +334,19 @@ bool Evaluator::Strings(const Instr& ins, const Json& v) {
   switch (ins.op) {
     case Op::kPattern:
       if (RE2::PartialMatch(s, *ins.patterns[0].re)) return true;
-      Report(ins, v, absl::StrCat("string does not match /",
+      if (sink_) Report(ins, v, absl::StrCat("string does not match /",
                                   ins.patterns[0].source, "/"));
       return false;
     case Op::kFormat:
       if (CheckFormat(static_cast<Format>(ins.format), s)) return true;
-      Report(ins, v, absl::StrCat("string is not a valid ",
+      if (sink_) Report(ins, v, absl::StrCat("string is not a valid ",
                                   ins.expected.substr(7)));
       return false;
     default: {
       const size_t n = CodePointLength(s);
       const bool ok = ins.op == Op::kMinLength ? n >= ins.count : n <= ins.count;
       if (!ok) {
-        Report(ins, v, absl::StrCat("string has ", n, " characters; expected ",
+        if (sink_) Report(ins, v, absl::StrCat("string has ", n, " characters; expected ",
                                     ins.expected));
       }
       return ok;
@@ -361,7 +361,7 @@ bool Evaluator::Counts(const Instr& ins, const Json& v) {
     case Op::kUniqueItems: {
       size_t i, j;
       if (!FindDuplicate(v, &i, &j)) return true;
-      Report(ins, v, absl::StrCat("items ", i, " and ", j, " are equal"));
+      if (sink_) Report(ins, v, absl::StrCat("items ", i, " and ", j, " are equal"));
       return false;
     }
     case Op::kMinItems: case Op::kMinProperties: ok = n >= ins.count; break;
@@ -369,7 +369,7 @@ bool Evaluator::Counts(const Instr& ins, const Json& v) {
   }
   if (!ok) {
     const bool items = ins.op == Op::kMinItems || ins.op == Op::kMaxItems;
-    Report(ins, v, absl::StrCat(items ? "array has " : "object has ", n,
+    if (sink_) Report(ins, v, absl::StrCat(items ? "array has " : "object has ", n,
                                 items ? " items" : " properties",
                                 "; expected ", ins.expected));
   }
@@ -385,7 +385,7 @@ bool Evaluator::Required(const Instr& ins, const Json& v) {
     if (!Stop()) {
       const std::string expected =
           absl::StrCat("required property ", Quote(name));
-      Report(ins, v,
+      if (sink_) Report(ins, v,
              because ? absl::StrCat("missing property ", Quote(name),
                                     " (required when ", Quote(*because),
                                     " is present)")
@@ -422,7 +422,7 @@ bool Evaluator::Items(const Instr& ins, const Json& v, Ann* a) {
   if (a) a->prefix = std::max(a->prefix, prefix);
   if (!ins.node || arr.size() <= prefix) return ok;
   if (ins.node->is_false) {
-    Report(ins, v, absl::StrCat("array has ", arr.size(),
+    if (sink_) Report(ins, v, absl::StrCat("array has ", arr.size(),
                                 " items; expected ", ins.expected),
            nullptr, prefix);
     return false;
@@ -455,13 +455,42 @@ bool Evaluator::Contains(const Instr& ins, const Json& v, Ann* a) {
     }
   }
   if (matched >= ins.count && matched <= ins.count2) return true;
-  Report(ins, v, absl::StrCat(matched, " item(s) match; expected ",
+  if (sink_) Report(ins, v, absl::StrCat(matched, " item(s) match; expected ",
                               ins.expected));
   return false;
 }
 
 bool Evaluator::Members(const Instr& ins, const Json& v, Ann* a) {
   const auto& obj = v.get_ref<const Json::object_t&>();
+  // Fast mode: scalar-only property subschemas first, so a failing
+  // discriminator (e.g. "version": {"const": 2} in a oneOf branch) rejects
+  // before any heavy sibling is walked.
+  const bool prechecked = !sink_ && !ins.cheap_props.empty();
+  if (prechecked) {
+    for (uint32_t i : ins.cheap_props) {
+      auto it = obj.find(ins.props[i].name);
+      if (it != obj.end() && !Eval(*ins.props[i].node, it->second, nullptr)) {
+        return false;
+      }
+    }
+  }
+  const size_t m = ins.props.size();
+  if (!a && ins.patterns.empty() && !ins.flag) {
+    // Only "properties": look each one up unless the instance is smaller.
+    if (m <= obj.size() || m < 8) {
+      bool ok = true;
+      for (const NamedChild& p : ins.props) {
+        if (prechecked && p.cheap) continue;
+        auto it = obj.find(p.name);
+        if (it == obj.end()) continue;
+        if (!Child(*p.node, it->second, &it->first, 0)) {
+          ok = false;
+          if (Stop()) return false;
+        }
+      }
+      return ok;
+    }
+  }
   auto prop = ins.props.begin();
   const auto props_end = ins.props.end();
   bool ok = true;
@@ -469,10 +498,15 @@ bool Evaluator::Members(const Instr& ins, const Json& v, Ann* a) {
   for (auto it = obj.begin(); it != obj.end(); ++it, ++index) {
     const std::string& key = it->first;
     bool matched = false;
-    while (prop != props_end && prop->name < key) ++prop;
+    // Both sides are sorted: search forward from the last match.
+    prop = std::lower_bound(prop, props_end, key,
+                            [](const NamedChild& p, const std::string& k) {
+                              return p.name < k;
+                            });
     if (prop != props_end && prop->name == key) {
       matched = true;
-      if (!Child(*prop->node, it->second, &key, 0)) {
+      if (!(prechecked && prop->cheap) &&
+          !Child(*prop->node, it->second, &key, 0)) {
         ok = false;
         if (Stop()) return false;
       }
@@ -489,7 +523,7 @@ bool Evaluator::Members(const Instr& ins, const Json& v, Ann* a) {
       matched = true;
       if (ins.node->is_false) {
         ok = false;
-        Report(ins, it->second,
+        if (sink_) Report(ins, it->second,
                absl::StrCat("property ", Quote(key), " is not allowed; ",
                             "expected ", ins.expected),
                &key);
@@ -574,12 +608,12 @@ bool Evaluator::AnyOneOf(const Instr& ins, const Json& v, Ann* a) {
   if (passed > 1) {
     std::string list;
     for (size_t i : which) absl::StrAppend(&list, list.empty() ? "#" : ", #", i);
-    Report(ins, v, absl::StrCat("value matches ", passed, " alternatives (",
+    if (sink_) Report(ins, v, absl::StrCat("value matches ", passed, " alternatives (",
                                 list, "); exactly one is allowed"));
     return false;
   }
   const std::string closest = Closest(ins, v);
-  Report(ins, v, absl::StrCat("value matches none of the ", ins.nodes.size(),
+  if (sink_) Report(ins, v, absl::StrCat("value matches none of the ", ins.nodes.size(),
                               " alternatives", closest));
   for (SchemaViolation& d : pending_detail_) {
     if (Stop()) break;
@@ -621,7 +655,7 @@ bool Evaluator::Unevaluated(const Instr& ins, const Json& v, Ann* a) {
   auto visit = [&](const Json& child, const std::string* key) {
     if (items ? a->Item(i) : a->Prop(i)) return true;
     if (ins.node->is_false) {
-      Report(ins, child,
+      if (sink_) Report(ins, child,
              key ? absl::StrCat("property ", Quote(*key),
                                 " is not allowed (not evaluated by any "
                                 "subschema)")

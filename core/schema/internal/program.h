@@ -84,6 +84,7 @@ struct PatternChild {
 struct NamedChild {
   std::string name;
   const Node* node = nullptr;
+  bool cheap = false;  // Subschema has scalar checks only: run it first.
 };
 
 struct Instr {
@@ -108,6 +109,7 @@ struct Instr {
   std::vector<const Node*> nodes;  // allOf/anyOf/oneOf, prefix items.
   std::vector<NamedChild> props;   // Sorted by name: properties,
                                    // dependentSchemas.
+  std::vector<uint32_t> cheap_props;  // kMembers: indexes of cheap props.
   std::vector<PatternChild> patterns;
   std::string additional_pointer;  // kMembers: where additionalProperties is.
   std::vector<std::string> names;  // required.
