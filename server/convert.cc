@@ -2,8 +2,17 @@
 
 #include <string>
 
+#include "core/json/utf8.h"
+
 namespace toolgate {
 namespace server {
+namespace {
+
+// Proto string fields must be valid UTF-8 or the whole response fails to
+// serialize; text that quotes model output is made safe here, once.
+std::string Safe(const std::string& text) { return ToValidUtf8(text); }
+
+}  // namespace
 
 grpc::Status ToGrpc(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
@@ -70,9 +79,9 @@ void ToProto(const Violation& in, v1::Violation* out) {
   out->set_tool(in.tool);
   out->set_pointer(in.pointer);
   out->set_keyword(in.keyword);
-  out->set_expected(in.expected);
-  out->set_received(in.received);
-  out->set_message(in.message);
+  out->set_expected(Safe(in.expected));
+  out->set_received(Safe(in.received));
+  out->set_message(Safe(in.message));
   out->set_schema_pointer(in.schema_pointer);
   out->set_call_index(in.call_index);
 }
@@ -96,6 +105,55 @@ void ToProto(const ValidateCallResponse& in,
   out->set_stop_reason(in.stop_reason);
   out->set_audit_id(in.audit_id);
   out->set_snapshot_id(in.snapshot_id);
+}
+
+VerdictRequest FromProto(const v1::ExtractVerdictRequest& request) {
+  VerdictRequest out;
+  out.snapshot_id = request.snapshot_id();
+  out.run_id = request.run_id();
+  out.run_token = request.run_token();
+  out.envelope = request.envelope();
+  out.result_schema = request.result_schema();
+  out.syntax_repair = request.repair() == v1::REPAIR_POLICY_SYNTAX_REPAIR;
+  return out;
+}
+
+v1::Outcome ToProto(verdict::Outcome outcome) {
+  switch (outcome) {
+    case verdict::Outcome::kPass: return v1::OUTCOME_PASS;
+    case verdict::Outcome::kFail: return v1::OUTCOME_FAIL;
+    case verdict::Outcome::kRefused: return v1::OUTCOME_REFUSED;
+    case verdict::Outcome::kContractStop: return v1::OUTCOME_CONTRACT_STOP;
+  }
+  return v1::OUTCOME_CONTRACT_STOP;
+}
+
+void ToProto(const VerdictResponse& in, v1::ExtractVerdictResponse* out) {
+  const verdict::VerdictResult& r = in.result;
+  out->set_outcome(ToProto(r.outcome));
+  out->set_result_json(r.result_json);
+  out->set_stop_reason(r.stop_reason);
+  out->set_blocks_found(r.blocks_found);
+  for (const schema::SchemaViolation& v : r.violations) {
+    v1::Violation* p = out->add_violations();
+    p->set_code(r.stop_reason.empty() ? "result_block_invalid" : r.stop_reason);
+    p->set_pointer(v.instance_pointer);
+    p->set_schema_pointer(v.schema_pointer);
+    p->set_keyword(v.keyword);
+    p->set_expected(Safe(v.expected));
+    p->set_received(Safe(v.received));
+    p->set_message(Safe(v.message));
+    p->set_call_index(-1);
+  }
+  // A stop without schema violations still says why, in one violation.
+  if (r.violations.empty() && !r.stop_reason.empty()) {
+    v1::Violation* p = out->add_violations();
+    p->set_code(r.stop_reason);
+    p->set_message(Safe(r.message));
+    p->set_call_index(-1);
+  }
+  for (const std::string& repair : r.repairs) out->add_repairs(repair);
+  out->set_audit_id(in.audit_id);
 }
 
 ValidateOutputRequest FromProto(const v1::ValidateToolOutputRequest& request) {
@@ -131,16 +189,16 @@ void ToProto(const ValidateOutputResponse& in,
     p->set_pointer(v.pointer);
     p->set_keyword(v.keyword);
     p->set_schema_pointer(v.schema_pointer);
-    p->set_expected(v.expected);
-    p->set_received(v.received);
-    p->set_message(v.message);
+    p->set_expected(Safe(v.expected));
+    p->set_received(Safe(v.received));
+    p->set_message(Safe(v.message));
     p->set_call_index(-1);
   }
   for (const output::Finding& f : r.findings) {
     v1::Finding* p = out->add_findings();
     p->set_code(f.code);
     p->set_pointer(f.pointer);
-    p->set_excerpt(f.excerpt);
+    p->set_excerpt(Safe(f.excerpt));
   }
   out->set_read_only(in.read_only);
   out->set_audit_id(in.audit_id);

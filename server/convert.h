@@ -22,6 +22,9 @@ ValidateCallRequest FromProto(const v1::ValidateToolCallRequest& request);
 void ToProto(const ValidateCallResponse& in, v1::ValidateToolCallResponse* out);
 void ToProto(const Violation& in, v1::Violation* out);
 
+VerdictRequest FromProto(const v1::ExtractVerdictRequest& request);
+void ToProto(const VerdictResponse& in, v1::ExtractVerdictResponse* out);
+
 ValidateOutputRequest FromProto(const v1::ValidateToolOutputRequest& request);
 void ToProto(const ValidateOutputResponse& in,
              v1::ValidateToolOutputResponse* out);

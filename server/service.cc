@@ -88,6 +88,15 @@ grpc::Status ToolGateService::ValidateToolCall(
   return grpc::Status::OK;
 }
 
+grpc::Status ToolGateService::ExtractVerdict(
+    grpc::ServerContext*, const v1::ExtractVerdictRequest* request,
+    v1::ExtractVerdictResponse* response) {
+  auto result = engine_->ExtractVerdict(FromProto(*request));
+  if (!result.ok()) return ToGrpc(result.status());
+  ToProto(*result, response);
+  return grpc::Status::OK;
+}
+
 grpc::Status ToolGateService::ValidateToolOutput(
     grpc::ServerContext*, const v1::ValidateToolOutputRequest* request,
     v1::ValidateToolOutputResponse* response) {

@@ -36,6 +36,9 @@ class ToolGateService final : public v1::ToolGate::Service {
   grpc::Status ValidateToolCall(
       grpc::ServerContext*, const v1::ValidateToolCallRequest* request,
       v1::ValidateToolCallResponse* response) override;
+  grpc::Status ExtractVerdict(grpc::ServerContext*,
+                              const v1::ExtractVerdictRequest* request,
+                              v1::ExtractVerdictResponse* response) override;
   grpc::Status ValidateToolOutput(
       grpc::ServerContext*, const v1::ValidateToolOutputRequest* request,
       v1::ValidateToolOutputResponse* response) override;

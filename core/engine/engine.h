@@ -19,12 +19,15 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/strings/string_view.h"
 #include "core/gate/gate.h"
 #include "core/output/output.h"
 #include "core/run/run_registry.h"
 #include "core/snapshot/snapshot.h"
+#include "core/verdict/verdict.h"
 
 namespace toolgate {
 
@@ -84,6 +87,21 @@ struct ValidateOutputResponse {
   std::string audit_id;
 };
 
+struct VerdictRequest {
+  // Optional: tie the verdict to a snapshot or a run (audit only).
+  std::string snapshot_id;
+  std::string run_id;
+  std::string run_token;
+  std::string envelope;
+  std::string result_schema;  // Inline JSON Schema; "" = the default.
+  bool syntax_repair = false;
+};
+
+struct VerdictResponse {
+  verdict::VerdictResult result;
+  std::string audit_id;
+};
+
 // One line of the audit trail: what was decided, never argument values.
 struct AuditRecord {
   std::string audit_id;
@@ -126,6 +144,11 @@ class Engine {
   absl::StatusOr<ValidateOutputResponse> ValidateToolOutput(
       const ValidateOutputRequest& request);
 
+  // Reads an agent's verdict. A result schema that does not compile is
+  // INVALID_ARGUMENT (the caller's bug); every envelope problem is a
+  // CONTRACT_STOP value.
+  absl::StatusOr<VerdictResponse> ExtractVerdict(const VerdictRequest& request);
+
   const EngineOptions& options() const { return options_; }
 
  private:
@@ -145,10 +168,18 @@ class Engine {
                  const Target& target) const;
   void Audit(AuditRecord record, const Target& target) const;
 
+  // Inline result schemas compile once and are reused; the cache is
+  // bounded and simply emptied when full.
+  absl::StatusOr<std::shared_ptr<const schema::Schema>> ResultSchema(
+      absl::string_view json);
+
   const EngineOptions options_;
   const AuditSink audit_;
   SnapshotStore snapshots_;
   RunRegistry runs_;
+  absl::Mutex schema_cache_mu_;
+  std::map<std::string, std::shared_ptr<const schema::Schema>, std::less<>>
+      schema_cache_ ABSL_GUARDED_BY(schema_cache_mu_);
 };
 
 }  // namespace toolgate

@@ -7,6 +7,7 @@
 
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "core/json/utf8.h"
 
 namespace toolgate {
 namespace {
@@ -196,9 +197,12 @@ absl::StatusOr<Json> ParseStrictJson(absl::string_view text,
 
 absl::Status MakeJsonError(absl::string_view code, absl::string_view pointer,
                            absl::string_view message) {
+  // Messages may quote raw input (nlohmann's "last read: ..."): keep them
+  // valid UTF-8 so they can travel in proto strings.
   absl::Status s(absl::StatusCode::kInvalidArgument,
-                 pointer.empty() ? std::string(message)
-                                 : absl::StrCat(message, " at ", pointer));
+                 ToValidUtf8(pointer.empty()
+                                 ? message
+                                 : absl::StrCat(message, " at ", pointer)));
   s.SetPayload(kCodePayload, absl::Cord(code));
   s.SetPayload(kPointerPayload, absl::Cord(pointer));
   return s;

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/json/utf8.h"
 #include "gtest/gtest.h"
 
 namespace toolgate {
@@ -53,6 +54,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"truncated_string", R"({"a":"hel)", "truncated_json", "/a"},
         BadCase{"truncated_literal", R"([tru)", "truncated_json", "/0"},
         BadCase{"comment", "{} // c", "invalid_json", ""}));
+
+TEST(StrictJson, ErrorMessagesAreValidUtf8EvenWhenInputIsNot) {
+  // A smart quote where JSON wants '"': nlohmann quotes the bytes it read.
+  auto parsed = ParseStrictJson("{\xe2\x80\x9cname\xe2\x80\x9d:1}");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(FindInvalidUtf8(parsed.status().message()), absl::string_view::npos);
+}
 
 TEST(StrictJson, RejectsNestingBeyondLimit) {
   JsonLimits limits;

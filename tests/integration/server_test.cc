@@ -8,7 +8,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/testing/server_process.h"
+#include "tests/testing/server_fixture.h"
 #include "toolgate/v1/toolgate.grpc.pb.h"
 
 namespace toolgate {
@@ -26,51 +26,8 @@ constexpr char kOpenAITools[] = R"([
     "count":{"type":"integer"}},
    "required":["title","priority"],"additionalProperties":false}}}])";
 
-class ServerTest : public testing::Test {
+class ServerTest : public testutil::ServerFixture {
  protected:
-  static void SetUpTestSuite() {
-    server_ = new testutil::ServerProcess();
-    ASSERT_TRUE(server_->started());
-  }
-  static void TearDownTestSuite() {
-    EXPECT_EQ(server_->Stop(), 0);  // SIGTERM drains and exits 0.
-    delete server_;
-  }
-  void SetUp() override {
-    channel_ = grpc::CreateChannel(server_->address(),
-                                   grpc::InsecureChannelCredentials());
-    stub_ = v1::ToolGate::NewStub(channel_);
-  }
-
-  std::string CreateSnapshot(const std::string& manifest,
-                             v1::ManifestFormat format = v1::MANIFEST_FORMAT_AUTO) {
-    grpc::ClientContext ctx;
-    v1::CreateSnapshotRequest req;
-    req.set_manifest_json(manifest);
-    req.set_format(format);
-    v1::CreateSnapshotResponse resp;
-    grpc::Status s = stub_->CreateSnapshot(&ctx, req, &resp);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return resp.snapshot_id();
-  }
-
-  v1::OpenRunResponse OpenRun(const std::string& snapshot, int max_rejects) {
-    grpc::ClientContext ctx;
-    v1::OpenRunRequest req;
-    req.set_snapshot_id(snapshot);
-    req.set_model("test-model");
-    req.set_max_consecutive_rejects(max_rejects);
-    v1::OpenRunResponse resp;
-    EXPECT_TRUE(stub_->OpenRun(&ctx, req, &resp).ok());
-    return resp;
-  }
-
-  grpc::Status Validate(const v1::ValidateToolCallRequest& req,
-                        v1::ValidateToolCallResponse* resp) {
-    grpc::ClientContext ctx;
-    return stub_->ValidateToolCall(&ctx, req, resp);
-  }
-
   static std::string Call(const std::string& args) {
     Json msg = {{"role", "assistant"},
                 {"tool_calls",
@@ -79,12 +36,7 @@ class ServerTest : public testing::Test {
     return msg.dump();
   }
 
-  static testutil::ServerProcess* server_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::ToolGate::Stub> stub_;
 };
-
-testutil::ServerProcess* ServerTest::server_ = nullptr;
 
 TEST_F(ServerTest, HealthIsServingWithExamplesLoaded) {
   auto status = client::CheckHealth(channel_, "", absl::Seconds(5));

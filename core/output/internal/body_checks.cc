@@ -60,35 +60,6 @@ std::string CheckParameter(absl::string_view param) {
 }
 
 // Length of the well-formed UTF-8 sequence at text[i], 0 when ill-formed.
-size_t Utf8SequenceLength(absl::string_view text, size_t i) {
-  const auto byte = [&](size_t k) {
-    return static_cast<unsigned char>(text[k]);
-  };
-  const unsigned char b0 = byte(i);
-  if (b0 < 0x80) return 1;
-  size_t len;
-  unsigned char lo = 0x80, hi = 0xBF;  // Allowed range of the second byte.
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    len = 2;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    len = 3;
-    if (b0 == 0xE0) lo = 0xA0;  // Overlong.
-    if (b0 == 0xED) hi = 0x9F;  // UTF-16 surrogates.
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    len = 4;
-    if (b0 == 0xF0) lo = 0x90;  // Overlong.
-    if (b0 == 0xF4) hi = 0x8F;  // Above U+10FFFF.
-  } else {
-    return 0;  // Continuation byte, C0/C1 overlong lead, or F5..FF.
-  }
-  if (i + len > text.size()) return 0;
-  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (size_t k = 2; k < len; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-  }
-  return len;
-}
-
 }  // namespace
 
 std::string CheckHttpStatus(int http_status) {
@@ -118,16 +89,6 @@ std::string CheckContentType(absl::string_view content_type) {
     if (!problem.empty()) return problem;
   }
   return "";
-}
-
-size_t FindInvalidUtf8(absl::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    const size_t len = Utf8SequenceLength(text, i);
-    if (len == 0) return i;
-    i += len;
-  }
-  return absl::string_view::npos;
 }
 
 bool LooksLikeMarkupBody(absl::string_view body) {

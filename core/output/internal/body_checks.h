@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "core/json/utf8.h"
 
 namespace toolgate {
 namespace output {
@@ -23,10 +24,8 @@ std::string CheckHttpStatus(int http_status);
 // charset parameter must name UTF-8. Otherwise a sentence saying why not.
 std::string CheckContentType(absl::string_view content_type);
 
-// Offset of the first byte that does not start a well-formed UTF-8 sequence
-// (Unicode Table 3-7: no overlongs, no surrogates, nothing above U+10FFFF,
-// no truncated sequences, no lone continuation bytes); npos when all valid.
-size_t FindInvalidUtf8(absl::string_view text);
+// FindInvalidUtf8 lives in core/json/utf8.h.
+using ::toolgate::FindInvalidUtf8;
 
 // True when, after optional whitespace and UTF-8 byte-order marks, `body`
 // opens a markup tag, declaration or processing instruction ("<" followed

@@ -1,0 +1,64 @@
+// Engine::ExtractVerdict: an agent's verdict is the last fenced JSON block
+// of its envelope, validated; anything else is a contract stop.
+#include <utility>
+
+#include "core/engine/engine.h"
+#include "core/util/ids.h"
+
+namespace toolgate {
+namespace {
+constexpr size_t kMaxCachedSchemas = 256;
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<const schema::Schema>> Engine::ResultSchema(
+    absl::string_view json) {
+  if (json.empty()) return verdict::DefaultResultSchema();
+  const std::string key = Sha256(json);
+  {
+    absl::MutexLock lock(&schema_cache_mu_);
+    auto it = schema_cache_.find(key);
+    if (it != schema_cache_.end()) return it->second;
+  }
+  auto compiled = verdict::CompileResultSchema(json);
+  if (!compiled.ok()) return compiled.status();
+  absl::MutexLock lock(&schema_cache_mu_);
+  if (schema_cache_.size() >= kMaxCachedSchemas) schema_cache_.clear();
+  schema_cache_.emplace(key, *compiled);
+  return compiled;
+}
+
+absl::StatusOr<VerdictResponse> Engine::ExtractVerdict(
+    const VerdictRequest& request) {
+  Target target;
+  if (!request.run_id.empty() || !request.snapshot_id.empty() ||
+      !request.run_token.empty()) {
+    auto resolved =
+        ResolveTarget(request.snapshot_id, request.run_id, request.run_token);
+    if (!resolved.ok()) return resolved.status();
+    target = *std::move(resolved);
+  }
+  auto schema = ResultSchema(request.result_schema);
+  if (!schema.ok()) return schema.status();
+  VerdictResponse response;
+  absl::StatusOr<std::string> audit_id = NewAuditId();
+  if (!audit_id.ok()) return audit_id.status();
+  response.audit_id = *std::move(audit_id);
+  verdict::VerdictLimits limits;
+  limits.max_envelope_bytes = options_.limits.max_bytes;
+  limits.json = options_.limits;
+  response.result = verdict::ExtractVerdict(
+      request.envelope, **schema,
+      request.syntax_repair ? repair::RepairPolicy::kSyntaxRepair
+                            : repair::RepairPolicy::kStrict,
+      limits);
+  AuditRecord record;
+  record.audit_id = response.audit_id;
+  record.rpc = "ExtractVerdict";
+  record.decision = std::string(verdict::OutcomeName(response.result.outcome));
+  record.stop_reason = response.result.stop_reason;
+  for (const auto& v : response.result.violations) record.codes.push_back(v.keyword);
+  Audit(std::move(record), target);
+  return response;
+}
+
+}  // namespace toolgate
