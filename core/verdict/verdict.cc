@@ -172,7 +172,10 @@ VerdictResult ExtractVerdict(absl::string_view envelope,
     return Stop(std::move(result), kNoResultBlock,
                 "no fenced JSON result block (```json ... ```) found");
   }
-  const absl::string_view block = scan.candidates.back().json;
+  // The newline before the closing fence is not part of the JSON; without
+  // it a value cut off inside a string reads as truncated, not malformed.
+  const absl::string_view block =
+      absl::StripTrailingAsciiWhitespace(scan.candidates.back().json);
   if (absl::StripAsciiWhitespace(block).empty()) {
     return Stop(std::move(result), kEmptyResultBlock,
                 "the last fenced JSON block is empty");
