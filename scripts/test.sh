@@ -7,9 +7,9 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh || exit 1
 
 # The JSON-Schema-Test-Suite lives in shared/ beside the repository.
-shared="$(cd .. && pwd)/shared"
+suite="$(cd .. && pwd)/shared/conformance/JSON-Schema-Test-Suite"
 env_flags=()
-[ -d "$shared" ] && env_flags+=("--test_env=TOOLGATE_SHARED_DIR=$shared")
+[ -d "$suite" ] && env_flags+=("--test_env=TOOLGATE_CONFORMANCE_DIR=$suite")
 
 bazel test //... "${env_flags[@]}" "$@"
 status=$?
