@@ -1,4 +1,6 @@
 // Drives the real toolgate binary over gRPC through the generated stubs.
+#include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -192,6 +194,37 @@ TEST_F(ServerTest, ClosedRunsAreRefused) {
   req.set_native_json(Call(R"({"title":"Printer","priority":"high"})"));
   v1::ValidateToolCallResponse resp;
   EXPECT_EQ(Validate(req, &resp).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST(AuditLog, OneLinePerDecisionWithoutArgumentValues) {
+  const std::string path =
+      std::string(std::getenv("TEST_TMPDIR")) + "/audit.jsonl";
+  testutil::ServerProcess server({"--audit_log=" + path});
+  ASSERT_TRUE(server.started());
+  auto stub = v1::ToolGate::NewStub(grpc::CreateChannel(
+      server.address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext get_ctx;
+  v1::GetSnapshotRequest get;
+  get.set_name("tickets");
+  v1::GetSnapshotResponse snapshot;
+  ASSERT_TRUE(stub->GetSnapshot(&get_ctx, get, &snapshot).ok());
+  grpc::ClientContext ctx;
+  v1::ValidateToolCallRequest req;
+  req.set_snapshot_id(snapshot.snapshot_id());
+  req.set_native_json(
+      R"({"name":"get_ticket","arguments":{"ticket_id":"secret-value"}})");
+  v1::ValidateToolCallResponse resp;
+  ASSERT_TRUE(stub->ValidateToolCall(&ctx, req, &resp).ok());
+  EXPECT_EQ(server.Stop(), 0);
+  std::ifstream in(path);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  Json record = Json::parse(line);
+  EXPECT_EQ(record["audit_id"], resp.audit_id());
+  EXPECT_EQ(record["decision"], "REJECT");
+  EXPECT_EQ(record["codes"], Json::array({"invalid_arguments"}));
+  EXPECT_EQ(record["tools"], Json::array({"get_ticket"}));
+  EXPECT_EQ(line.find("secret-value"), std::string::npos);
 }
 
 }  // namespace
