@@ -31,13 +31,14 @@ constexpr char kOpenAITools[] = R"([
 class ServerTest : public testutil::ServerFixture {
  protected:
   static std::string Call(const std::string& args) {
-    Json msg = {{"role", "assistant"},
-                {"tool_calls",
-                 {{{"id", "c1"}, {"type", "function"},
-                   {"function", {{"name", "create_ticket"}, {"arguments", args}}}}}}};
+    Json msg = {
+        {"role", "assistant"},
+        {"tool_calls",
+         {{{"id", "c1"},
+           {"type", "function"},
+           {"function", {{"name", "create_ticket"}, {"arguments", args}}}}}}};
     return msg.dump();
   }
-
 };
 
 TEST_F(ServerTest, HealthIsServingWithExamplesLoaded) {
@@ -49,7 +50,8 @@ TEST_F(ServerTest, HealthIsServingWithExamplesLoaded) {
   ASSERT_TRUE(stub_->ListSnapshots(&ctx, {}, &list).ok());
   std::vector<std::string> names;
   for (const auto& s : list.snapshots()) names.push_back(s.name());
-  EXPECT_THAT(names, testing::IsSupersetOf({"tickets", "customers", "billing"}));
+  EXPECT_THAT(names,
+              testing::IsSupersetOf({"tickets", "customers", "billing"}));
 }
 
 TEST_F(ServerTest, SnapshotsAreContentAddressedAndReadable) {
@@ -71,12 +73,13 @@ TEST_F(ServerTest, BadManifestsAreRefusedWithToolAndPointer) {
     std::string manifest;
     std::string message;
   };
-  for (const Case& c : std::vector<Case>{
-           {R"([{"name":"a","input_schema":{"properties":{"x":{"type":"strin"}}}}])",
-            "tool \"a\""},
-           {R"([{"name":"a","input_schema":{}},{"name":"a","input_schema":{}}])",
-            "duplicate tool name"},
-           {R"({"tools":[]})", "cannot detect"}}) {
+  for (
+      const Case& c : std::vector<Case>{
+          {R"([{"name":"a","input_schema":{"properties":{"x":{"type":"strin"}}}}])",
+           "tool \"a\""},
+          {R"([{"name":"a","input_schema":{}},{"name":"a","input_schema":{}}])",
+           "duplicate tool name"},
+          {R"({"tools":[]})", "cannot detect"}}) {
     grpc::ClientContext ctx;
     v1::CreateSnapshotRequest req;
     req.set_manifest_json(c.manifest);
@@ -98,16 +101,19 @@ TEST_F(ServerTest, RunScopedDecisionsThroughGrpc) {
     std::string pointer;
   };
   for (const Case& c : std::vector<Case>{
-           {Call(R"({"title":"Printer","priority":"high"})"), v1::DECISION_ALLOW, "", ""},
-           {Call(R"({"title":"Printer"})"), v1::DECISION_REJECT, "invalid_arguments", ""},
-           {Call(R"({"title":"Printer","priority":"critial"})"), v1::DECISION_REJECT,
-            "invalid_arguments", "/priority"},
+           {Call(R"({"title":"Printer","priority":"high"})"),
+            v1::DECISION_ALLOW, "", ""},
+           {Call(R"({"title":"Printer"})"), v1::DECISION_REJECT,
+            "invalid_arguments", ""},
+           {Call(R"({"title":"Printer","priority":"critial"})"),
+            v1::DECISION_REJECT, "invalid_arguments", "/priority"},
            {Call(R"({"title":"Printer","priority":"low","count":"3"})"),
             v1::DECISION_REJECT, "invalid_arguments", "/count"},
            {Call(R"({"title":"a","title":"Printer","priority":"low"})"),
             v1::DECISION_REJECT, "duplicate_key", "/title"},
            {Call(""), v1::DECISION_REJECT, "empty_arguments", ""},
-           {Call(R"({"title":"Printer","priority":"low"})"), v1::DECISION_ALLOW, "", ""}}) {
+           {Call(R"({"title":"Printer","priority":"low"})"), v1::DECISION_ALLOW,
+            "", ""}}) {
     v1::ValidateToolCallRequest req;
     req.set_run_id(run.run_id());
     req.set_run_token(run.run_token());
@@ -201,20 +207,24 @@ TEST(AuditLog, OneLinePerDecisionWithoutArgumentValues) {
       std::string(std::getenv("TEST_TMPDIR")) + "/audit.jsonl";
   testutil::ServerProcess server({"--audit_log=" + path});
   ASSERT_TRUE(server.started());
-  auto stub = v1::ToolGate::NewStub(grpc::CreateChannel(
-      server.address(), grpc::InsecureChannelCredentials()));
-  grpc::ClientContext get_ctx;
-  v1::GetSnapshotRequest get;
-  get.set_name("tickets");
-  v1::GetSnapshotResponse snapshot;
-  ASSERT_TRUE(stub->GetSnapshot(&get_ctx, get, &snapshot).ok());
-  grpc::ClientContext ctx;
-  v1::ValidateToolCallRequest req;
-  req.set_snapshot_id(snapshot.snapshot_id());
-  req.set_native_json(
-      R"({"name":"get_ticket","arguments":{"ticket_id":"secret-value"}})");
   v1::ValidateToolCallResponse resp;
-  ASSERT_TRUE(stub->ValidateToolCall(&ctx, req, &resp).ok());
+  {
+    // Scoped: an idle open connection holds the server's drain on SIGTERM
+    // until the grace period ends.
+    auto stub = v1::ToolGate::NewStub(grpc::CreateChannel(
+        server.address(), grpc::InsecureChannelCredentials()));
+    grpc::ClientContext get_ctx;
+    v1::GetSnapshotRequest get;
+    get.set_name("tickets");
+    v1::GetSnapshotResponse snapshot;
+    ASSERT_TRUE(stub->GetSnapshot(&get_ctx, get, &snapshot).ok());
+    grpc::ClientContext ctx;
+    v1::ValidateToolCallRequest req;
+    req.set_snapshot_id(snapshot.snapshot_id());
+    req.set_native_json(
+        R"({"name":"get_ticket","arguments":{"ticket_id":"secret-value"}})");
+    ASSERT_TRUE(stub->ValidateToolCall(&ctx, req, &resp).ok());
+  }
   EXPECT_EQ(server.Stop(), 0);
   std::ifstream in(path);
   std::string line;
