@@ -46,12 +46,13 @@ namespace extract {
 // Stable failure codes.
 inline constexpr absl::string_view kNoToolCall = "no_tool_call";
 inline constexpr absl::string_view kTruncatedOutput = "truncated_output";
-inline constexpr absl::string_view kInvalidJson = "invalid_json";
-inline constexpr absl::string_view kDuplicateKey = "duplicate_key";
 inline constexpr absl::string_view kNotAToolCall = "not_a_tool_call";
-inline constexpr absl::string_view kInputTooLarge = "input_too_large";
-inline constexpr absl::string_view kNestingTooDeep = "nesting_too_deep";
-inline constexpr absl::string_view kNumberOutOfRange = "number_out_of_range";
+// Codes shared with the strict parser (core/json/strict_json.h).
+using ::toolgate::kDuplicateKey;
+using ::toolgate::kInvalidJson;
+using ::toolgate::kInputTooLarge;
+using ::toolgate::kNestingTooDeep;
+using ::toolgate::kNumberOutOfRange;
 
 struct ExtractLimits {
   size_t max_input_bytes = 200000;
