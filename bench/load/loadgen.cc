@@ -1,0 +1,228 @@
+// loadgen: a closed-loop gRPC load generator for a toolgate sidecar on this
+// machine. Each of --concurrency workers sends ValidateToolCall with the
+// payloads of bench/engine/payloads.h, waits for the answer, records its
+// latency and sends the next, until --duration_seconds (or --max_requests)
+// is reached. Prints one human line and one JSON line (last) on stdout.
+//
+// Closed loop means latency here is service time at that concurrency; it
+// does not show the queueing an open-loop (fixed arrival rate) client
+// would see once the server saturates. See bench/README.md.
+//
+// Exit status: 0 when every request succeeded, 1 when some failed, 2 when
+// the run could not start (bad flags, no server).
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/engine/payloads.h"
+#include "bench/load/options.h"
+#include "bench/load/stats.h"
+#include "bench/load/workload.h"
+#include "grpcpp/grpcpp.h"
+#include "toolgate/v1/toolgate.grpc.pb.h"
+
+namespace toolgate {
+namespace load {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// gRPC deadlines are wall-clock (system_clock) time points; latencies are
+// measured on the monotonic clock.
+std::chrono::system_clock::time_point Deadline(
+    std::chrono::milliseconds timeout) {
+  return std::chrono::system_clock::now() + timeout;
+}
+
+struct Shared {
+  v1::ToolGate::Stub* stub = nullptr;
+  Clock::time_point stop_at;
+  int64_t max_requests = 0;  // 0: unbounded.
+  std::chrono::milliseconds rpc_timeout{5000};
+  std::atomic<int64_t> issued{0};
+};
+
+struct WorkerStats {
+  std::vector<int64_t> latencies_ns;
+  int64_t errors = 0;
+  int64_t unexpected = 0;
+  int64_t run_resets = 0;
+  DecisionCounts decisions{};
+  std::map<std::string, int64_t> error_codes;
+  std::string first_error;
+};
+
+void RecordError(const std::string& code, const std::string& message,
+                 WorkerStats* stats) {
+  ++stats->errors;
+  ++stats->error_codes[code];
+  if (stats->first_error.empty()) stats->first_error = code + ": " + message;
+}
+
+// A run whose breaker is about to open is reset (untimed), so that a
+// reject-heavy mix keeps measuring REJECT rather than STOP.
+void MaybeResetRun(Shared& shared, const Item& item,
+                   const v1::ValidateToolCallResponse& resp,
+                   WorkerStats* stats) {
+  if (item.request.run_id().empty() ||
+      resp.decision() != v1::DECISION_REJECT || resp.attempts_left() > 0) {
+    return;
+  }
+  grpc::ClientContext ctx;
+  ctx.set_deadline(Deadline(shared.rpc_timeout));
+  v1::ResetRunRequest req;
+  req.set_run_id(item.request.run_id());
+  req.set_run_token(item.request.run_token());
+  v1::ResetRunResponse out;
+  grpc::Status s = shared.stub->ResetRun(&ctx, req, &out);
+  if (s.ok()) {
+    ++stats->run_resets;
+  } else {
+    RecordError(StatusCodeName(s.error_code()), s.error_message(), stats);
+  }
+}
+
+void Work(Shared& shared, const std::vector<Item>& items, size_t first,
+          WorkerStats* stats) {
+  v1::ValidateToolCallResponse resp;
+  for (size_t i = first; Clock::now() < shared.stop_at; ++i) {
+    if (shared.max_requests > 0 &&
+        shared.issued.fetch_add(1) >= shared.max_requests) {
+      break;
+    }
+    const Item& item = items[i % items.size()];
+    grpc::ClientContext ctx;
+    ctx.set_deadline(Deadline(shared.rpc_timeout));
+    resp.Clear();
+    const Clock::time_point start = Clock::now();
+    grpc::Status s = shared.stub->ValidateToolCall(&ctx, item.request, &resp);
+    stats->latencies_ns.push_back(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() -
+                                                             start)
+            .count());
+    if (!s.ok()) {
+      RecordError(StatusCodeName(s.error_code()), s.error_message(), stats);
+      continue;
+    }
+    const int d = resp.decision();
+    ++stats->decisions[d >= 0 && d < kDecisionCount ? d : 0];
+    if (d == v1::DECISION_UNSPECIFIED) {
+      RecordError("DECISION_UNSPECIFIED", "server sent no decision", stats);
+    } else if (d != item.expect) {
+      ++stats->unexpected;
+    }
+    MaybeResetRun(shared, item, resp, stats);
+  }
+}
+
+LoadReport Merge(const LoadgenOptions& options, double elapsed,
+                 std::vector<WorkerStats>& workers) {
+  LoadReport report;
+  report.options = options;
+  report.elapsed_seconds = elapsed;
+  std::vector<int64_t> all;
+  for (WorkerStats& w : workers) {
+    all.insert(all.end(), w.latencies_ns.begin(), w.latencies_ns.end());
+    w.latencies_ns.clear();
+    report.errors += w.errors;
+    report.unexpected += w.unexpected;
+    report.run_resets += w.run_resets;
+    for (int d = 0; d < kDecisionCount; ++d) {
+      report.decisions[d] += w.decisions[d];
+    }
+    for (const auto& [code, n] : w.error_codes) report.error_codes[code] += n;
+    if (!w.first_error.empty()) {
+      std::cerr << "loadgen: first error: " << w.first_error << "\n";
+    }
+  }
+  report.requests = static_cast<int64_t>(all.size());
+  report.latency = Summarize(std::move(all));
+  return report;
+}
+
+// Insurance on top of the per-RPC deadlines: the process ends even if
+// something unforeseen blocks (a hung connect, a stuck thread).
+void StartWatchdog(const LoadgenOptions& options) {
+  const auto limit = std::chrono::seconds(options.duration_seconds + 30) +
+                     std::chrono::milliseconds(2 * options.rpc_timeout_ms);
+  std::thread([limit] {
+    std::this_thread::sleep_for(limit);
+    std::cerr << "loadgen: watchdog: run exceeded its time limit, exiting\n";
+    std::_Exit(3);
+  }).detach();
+}
+
+// Runs the workers from one common start; returns the elapsed wall time.
+double RunWorkers(Shared& shared, const LoadgenOptions& options,
+                  const std::vector<std::vector<Item>>& items,
+                  std::vector<WorkerStats>* stats) {
+  std::vector<std::thread> threads;
+  const Clock::time_point start = Clock::now();
+  shared.stop_at = start + std::chrono::seconds(options.duration_seconds);
+  for (int w = 0; w < options.concurrency; ++w) {
+    // Workers start at different payloads so that a mix is spread evenly
+    // even in short runs.
+    threads.emplace_back(Work, std::ref(shared), std::cref(items[w]),
+                         static_cast<size_t>(w), &(*stats)[w]);
+  }
+  for (std::thread& t : threads) t.join();
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+int Main(const LoadgenOptions& options) {
+  StartWatchdog(options);
+  auto channel =
+      grpc::CreateChannel(options.addr, grpc::InsecureChannelCredentials());
+  if (!channel->WaitForConnected(Deadline(std::chrono::seconds(5)))) {
+    std::cerr << "loadgen: cannot connect to " << options.addr << "\n";
+    return 2;
+  }
+  auto stub = v1::ToolGate::NewStub(channel);
+  Shared shared;
+  shared.stub = stub.get();
+  shared.max_requests = options.max_requests;
+  shared.rpc_timeout = std::chrono::milliseconds(options.rpc_timeout_ms);
+  // Snapshot lookups and OpenRun happen before the clock starts.
+  std::vector<std::vector<Item>> items;
+  for (int w = 0; w < options.concurrency; ++w) {
+    auto built = BuildItems(*stub, options, shared.rpc_timeout);
+    if (!built.ok()) {
+      std::cerr << "loadgen: " << built.status().message() << "\n";
+      return 2;
+    }
+    items.push_back(*std::move(built));
+  }
+  std::vector<WorkerStats> stats(options.concurrency);
+  const double elapsed = RunWorkers(shared, options, items, &stats);
+  for (const std::vector<Item>& worker_items : items) {
+    CloseRuns(*stub, worker_items, shared.rpc_timeout);
+  }
+  LoadReport report = Merge(options, elapsed, stats);
+  std::cout << HumanLine(report) << "\n" << JsonLine(report) << std::endl;
+  return report.errors == 0 && report.requests > 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace load
+}  // namespace toolgate
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+    std::cout << toolgate::load::LoadgenUsage();
+    return 0;
+  }
+  auto options = toolgate::load::ParseLoadgenFlags(args);
+  if (!options.ok()) {
+    std::cerr << "loadgen: " << options.status().message() << "\n"
+              << toolgate::load::LoadgenUsage();
+    return 2;
+  }
+  return toolgate::load::Main(*options);
+}
