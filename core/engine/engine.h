@@ -45,7 +45,8 @@ struct ValidateCallRequest {
   std::string run_id;
   std::string run_token;
   OutputKind kind = OutputKind::kUnset;
-  std::string output;
+  // Not owned: must outlive the call (the server points it at the proto).
+  absl::string_view output;
   bool syntax_repair = false;
 };
 
@@ -77,7 +78,7 @@ struct ValidateOutputRequest {
   std::string tool_name;
   std::string content_type;
   int http_status = 0;  // output::kNoHttpStatus for non-HTTP tools.
-  std::string body;
+  absl::string_view body;  // Not owned.
   output::OutputMode mode = output::OutputMode::kUnspecified;
 };
 

@@ -248,7 +248,9 @@ INSTANTIATE_TEST_SUITE_P(
 TEST_F(EngineTest, CallerErrorsAreStatuses) {
   ValidateCallRequest r;
   r.kind = OutputKind::kNative;
-  r.output = OpenAICall("get_ticket", R"({"ticket_id":"TCK-000001"})");
+  const std::string call =
+      OpenAICall("get_ticket", R"({"ticket_id":"TCK-000001"})");
+  r.output = call;
   EXPECT_EQ(engine_.ValidateToolCall(r).status().code(),
             absl::StatusCode::kInvalidArgument);  // No snapshot named.
   r.snapshot_id = "sha256:0000";
@@ -281,9 +283,12 @@ TEST_F(EngineTest, BreakerCountsDownStopsAndResets) {
   bad.run_id = run->run->id();
   bad.run_token = run->token;
   bad.kind = OutputKind::kNative;
-  bad.output = OpenAICall("get_ticket", R"({"ticket_id":"nope"})");
+  const std::string bad_call = OpenAICall("get_ticket", R"({"ticket_id":"nope"})");
+  const std::string good_call =
+      OpenAICall("get_ticket", R"({"ticket_id":"TCK-000001"})");
+  bad.output = bad_call;
   ValidateCallRequest good = bad;
-  good.output = OpenAICall("get_ticket", R"({"ticket_id":"TCK-000001"})");
+  good.output = good_call;
   ValidateCallRequest garbage = bad;
   garbage.output = "not json";  // Unparseable counts like invalid.
   EXPECT_EQ(engine_.ValidateToolCall(bad)->attempts_left, 2);
@@ -346,7 +351,8 @@ class KillSwitchTest : public EngineTest {
     r.run_id = run_.run->id();
     r.run_token = run_.token;
     r.kind = OutputKind::kNative;
-    r.output = Json{{"name", name}, {"arguments", args}}.dump();
+    const std::string call = Json{{"name", name}, {"arguments", args}}.dump();
+    r.output = call;
     auto out = engine_.ValidateToolCall(r);
     EXPECT_TRUE(out.ok()) << out.status();
     return out.ok() ? *out : ValidateCallResponse{};
