@@ -172,13 +172,24 @@ absl::Status FillOpenRun(CommandContext& ctx, v1::OpenRunRequest* request) {
     }
     (*request->mutable_context())[pair.substr(0, eq)] = pair.substr(eq + 1);
   }
-  if (std::optional<std::string> max = ctx.flags.Get("max-rejects")) {
+  struct Limit {
+    const char* flag;
+    void (v1::OpenRunRequest::*set)(int32_t);
+  };
+  for (const Limit& limit :
+       {Limit{"max-rejects", &v1::OpenRunRequest::set_max_consecutive_rejects},
+        Limit{"kill-switch-threshold",
+              &v1::OpenRunRequest::set_kill_switch_threshold},
+        Limit{"kill-switch-window", &v1::OpenRunRequest::set_kill_switch_window}}) {
+    std::optional<std::string> text = ctx.flags.Get(limit.flag);
+    if (!text) continue;
     int value = 0;
-    if (!absl::SimpleAtoi(*max, &value) || value < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--max-rejects must be a non-negative integer, got \"", *max, "\""));
+    if (!absl::SimpleAtoi(*text, &value) || value < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", limit.flag,
+                       " must be a non-negative integer, got \"", *text, "\""));
     }
-    request->set_max_consecutive_rejects(value);
+    (request->*limit.set)(value);
   }
   return absl::OkStatus();
 }
@@ -339,7 +350,9 @@ const std::vector<Command>& Commands() {
        RpcFlags({{"snapshot", "ID"},
                  {"model", "MODEL"},
                  {"context", "KEY=VALUE", /*repeatable=*/true},
-                 {"max-rejects", "N"}}),
+                 {"max-rejects", "N"},
+                 {"kill-switch-threshold", "N"},
+                 {"kill-switch-window", "N"}}),
        Rpc(&ToolGateClient::OpenRun, &FillOpenRun)},
       {"close-run", RunFlags(),
        Rpc(&ToolGateClient::CloseRun,

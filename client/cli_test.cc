@@ -95,7 +95,8 @@ std::vector<CliCase> OtherCommandCases() {
       {.name = "OpenRun",
        .args = {"open-run", "--snapshot", "sha256:abc", "--model", "m1",
                 "--context", "user=ann", "--context=team=a=b",
-                "--max-rejects", "3"},
+                "--max-rejects", "3", "--kill-switch-threshold", "2",
+                "--kill-switch-window", "4"},
        .script = Reply("OpenRun", opened),
        .exit_code = 0,
        .out_has = "\"run_token\": \"tok-1\"",
@@ -107,6 +108,8 @@ std::vector<CliCase> OtherCommandCases() {
              EXPECT_EQ(r.context().at("user"), "ann");
              EXPECT_EQ(r.context().at("team"), "a=b");
              EXPECT_EQ(r.max_consecutive_rejects(), 3);
+             EXPECT_EQ(r.kill_switch_threshold(), 2);
+             EXPECT_EQ(r.kill_switch_window(), 4);
            })},
       {.name = "OpenRunBadContext",
        .args = {"open-run", "--context", "novalue"},
