@@ -1,5 +1,6 @@
 #include "core/engine/engine.h"
 
+#include <exception>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -8,6 +9,36 @@
 #include "core/util/ids.h"
 
 namespace toolgate {
+namespace {
+
+template <typename Fn>
+auto Guarded(absl::string_view rpc, Fn fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const std::exception& e) {
+    return absl::InternalError(
+        absl::StrCat(rpc, ": internal error (", e.what(), ")"));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<ValidateCallResponse> Engine::ValidateToolCall(
+    const ValidateCallRequest& request) {
+  return Guarded("ValidateToolCall",
+                 [&] { return DoValidateToolCall(request); });
+}
+
+absl::StatusOr<ValidateOutputResponse> Engine::ValidateToolOutput(
+    const ValidateOutputRequest& request) {
+  return Guarded("ValidateToolOutput",
+                 [&] { return DoValidateToolOutput(request); });
+}
+
+absl::StatusOr<VerdictResponse> Engine::ExtractVerdict(
+    const VerdictRequest& request) {
+  return Guarded("ExtractVerdict", [&] { return DoExtractVerdict(request); });
+}
 
 Engine::Engine(EngineOptions options, AuditSink audit)
     : options_(options),
@@ -115,7 +146,7 @@ RawCalls Engine::ReadCalls(const ValidateCallRequest& request) const {
   return out;
 }
 
-absl::StatusOr<ValidateCallResponse> Engine::ValidateToolCall(
+absl::StatusOr<ValidateCallResponse> Engine::DoValidateToolCall(
     const ValidateCallRequest& request) {
   if (request.kind == OutputKind::kUnset) {
     return absl::InvalidArgumentError(

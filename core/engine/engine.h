@@ -157,6 +157,14 @@ class Engine {
     std::shared_ptr<const Snapshot> snapshot;
     std::shared_ptr<Run> run;  // Null in stateless mode.
   };
+  // The RPC bodies; the public methods run them with exceptions turned
+  // into INTERNAL (a deny for every client), so none escapes the engine.
+  absl::StatusOr<ValidateCallResponse> DoValidateToolCall(
+      const ValidateCallRequest& request);
+  absl::StatusOr<ValidateOutputResponse> DoValidateToolOutput(
+      const ValidateOutputRequest& request);
+  absl::StatusOr<VerdictResponse> DoExtractVerdict(const VerdictRequest& request);
+
   absl::StatusOr<Target> ResolveTarget(absl::string_view snapshot_id,
                                        absl::string_view run_id,
                                        absl::string_view run_token) const;

@@ -6,7 +6,7 @@
 
 namespace toolgate {
 
-absl::StatusOr<ValidateOutputResponse> Engine::ValidateToolOutput(
+absl::StatusOr<ValidateOutputResponse> Engine::DoValidateToolOutput(
     const ValidateOutputRequest& request) {
   absl::StatusOr<Target> target =
       ResolveTarget(request.snapshot_id, request.run_id, request.run_token);

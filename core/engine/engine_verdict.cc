@@ -27,7 +27,7 @@ absl::StatusOr<std::shared_ptr<const schema::Schema>> Engine::ResultSchema(
   return compiled;
 }
 
-absl::StatusOr<VerdictResponse> Engine::ExtractVerdict(
+absl::StatusOr<VerdictResponse> Engine::DoExtractVerdict(
     const VerdictRequest& request) {
   Target target;
   if (!request.run_id.empty() || !request.snapshot_id.empty() ||
@@ -56,7 +56,9 @@ absl::StatusOr<VerdictResponse> Engine::ExtractVerdict(
   record.rpc = "ExtractVerdict";
   record.decision = std::string(verdict::OutcomeName(response.result.outcome));
   record.stop_reason = response.result.stop_reason;
-  for (const auto& v : response.result.violations) record.codes.push_back(v.keyword);
+  if (!response.result.stop_reason.empty()) {
+    record.codes.push_back(response.result.stop_reason);
+  }
   Audit(std::move(record), target);
   return response;
 }

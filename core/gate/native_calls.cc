@@ -98,7 +98,16 @@ RawCalls ReadAnthropic(const Json& content) {
   RawCalls out;
   for (size_t i = 0; i < content.size(); ++i) {
     const Json& block = content[i];
-    if (!block.is_object() || block.value("type", "") != "tool_use") continue;
+    if (!block.is_object()) continue;
+    auto type = block.find("type");
+    if (type == block.end() || !type->is_string()) {
+      out.calls.push_back(RawCall{
+          "", "", "anthropic_tool_use", Json(), {}, 1,
+          Error("malformed_tool_call", absl::StrCat("/content/", i),
+                "a content block needs a string \"type\"")});
+      continue;
+    }
+    if (type->get_ref<const std::string&>() != "tool_use") continue;
     const std::string where = absl::StrCat("/content/", i);
     RawCall call;
     call.source = "anthropic_tool_use";
@@ -133,6 +142,47 @@ RawCalls ReadMcp(const Json& params) {
   return out;
 }
 
+enum class Shape {
+  kNone,
+  kOpenAIArray,
+  kOpenAIMessage,
+  kAnthropic,
+  kMcp,
+  kAmbiguous
+};
+
+bool HasToolUse(const Json& content) {
+  for (const Json& block : content) {
+    if (!block.is_object()) continue;
+    auto type = block.find("type");
+    // A block whose type cannot be read might be a tool_use: count it.
+    if (type == block.end() || !type->is_string() || *type == "tool_use") {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Which shape the output has. Output carrying calls in two shapes at once
+// is ambiguous: reading one would leave the other unchecked.
+Shape DetectShape(const Json& doc) {
+  if (doc.is_array()) return Shape::kOpenAIArray;
+  if (!doc.is_object()) return Shape::kNone;
+  auto tc = doc.find("tool_calls");
+  auto content = doc.find("content");
+  const bool openai = tc != doc.end();
+  const bool anthropic = content != doc.end() && content->is_array();
+  const bool mcp = doc.contains("name") || doc.contains("arguments");
+  if ((openai && anthropic && HasToolUse(*content)) ||
+      (mcp && (openai || anthropic))) {
+    return Shape::kAmbiguous;
+  }
+  if (openai) return Shape::kOpenAIMessage;
+  if (anthropic) return Shape::kAnthropic;
+  if (mcp) return Shape::kMcp;
+  return Shape::kNone;
+}
+
 }  // namespace
 
 RawCalls ReadNativeCalls(absl::string_view native_json,
@@ -145,15 +195,22 @@ RawCalls ReadNativeCalls(absl::string_view native_json,
                                    doc.status().message()));
     return out;
   }
-  if (doc->is_array()) {
+  const Shape shape = DetectShape(*doc);
+  if (shape == Shape::kAmbiguous) {
+    out.error = Error("ambiguous_output", "",
+                      "native_json mixes shapes (OpenAI tool_calls, Anthropic "
+                      "tool_use blocks, MCP params): every call must be "
+                      "checkable, so mixed output is refused");
+    return out;
+  }
+  if (shape == Shape::kOpenAIArray) {
     out = ReadOpenAI(*doc, "", limits);
-  } else if (doc->is_object() && doc->contains("tool_calls")) {
+  } else if (shape == Shape::kOpenAIMessage) {
     const Json& tc = (*doc)["tool_calls"];
     if (!tc.is_null()) out = ReadOpenAI(tc, "/tool_calls", limits);
-  } else if (doc->is_object() && doc->contains("content") &&
-             (*doc)["content"].is_array()) {
+  } else if (shape == Shape::kAnthropic) {
     out = ReadAnthropic((*doc)["content"]);
-  } else if (doc->is_object() && doc->contains("name")) {
+  } else if (shape == Shape::kMcp) {
     out = ReadMcp(*doc);
   } else {
     out.error = Error("unrecognized_output", "",
