@@ -34,7 +34,7 @@ v1::ExtractVerdictResponse Outcome(v1::Outcome outcome,
 }
 
 std::vector<CliCase> VerdictCases() {
-  const std::string block = R"({"verdict":"PASS"})";
+  const std::string block = R"({"reason":"ok","verdict":"pass"})";
   v1::ExtractVerdictResponse stop = Outcome(v1::OUTCOME_CONTRACT_STOP, "");
   stop.set_stop_reason("no_result_block");
   return {
@@ -45,14 +45,14 @@ std::vector<CliCase> VerdictCases() {
        .script = Reply("ExtractVerdict", Outcome(v1::OUTCOME_PASS, block)),
        .exit_code = 0,
        .out_has = "\"outcome\": \"OUTCOME_PASS\"",
-       .stdin_text = "done\n```json\n{\"verdict\":\"PASS\"}\n```\n",
+       .stdin_text = "done\n```json\n{\"verdict\":\"pass\",\"reason\":\"ok\"}\n```\n",
        .files = {{"schema.json", R"({"type":"object"})"},
                  {"run.json", R"({"run_id":"r","run_token":"t"})"}},
        .check = Sent<v1::ExtractVerdictRequest>(
            "ExtractVerdict",
            [](const v1::ExtractVerdictRequest& r) {
              EXPECT_EQ(r.envelope(),
-                       "done\n```json\n{\"verdict\":\"PASS\"}\n```\n");
+                       "done\n```json\n{\"verdict\":\"pass\",\"reason\":\"ok\"}\n```\n");
              EXPECT_EQ(r.result_schema(), R"({"type":"object"})");
              EXPECT_EQ(r.run_id(), "r");
              EXPECT_EQ(r.run_token(), "t");

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
 
 namespace toolgate {
 namespace client {
@@ -23,6 +24,7 @@ std::string GateDenyReason(const v1::ValidateToolCallResponse& response) {
   }
   // An ALLOW naming nothing to run, or nothing to run it with, is a broken
   // answer, not a permission.
+  if (response.calls_size() == 0) return "DECISION_ALLOW but no calls";
   for (int i = 0; i < response.calls_size(); ++i) {
     const v1::ToolCall& call = response.calls(i);
     if (call.name().empty()) {
@@ -45,8 +47,15 @@ std::string VerdictDenyReason(const v1::ExtractVerdictResponse& response) {
     }
     return reason;
   }
-  // A PASS must come with the block it was read from.
+  // A PASS must come with the block it was read from, and that block must
+  // say "pass": the two signals have to agree.
   if (response.result_json().empty()) return "OUTCOME_PASS but no result_json";
+  const nlohmann::json block = nlohmann::json::parse(
+      response.result_json(), nullptr, /*allow_exceptions=*/false);
+  if (!block.is_object() || !block.contains("verdict") ||
+      block["verdict"] != "pass") {
+    return "OUTCOME_PASS but result_json's verdict is not \"pass\"";
+  }
   return "";
 }
 

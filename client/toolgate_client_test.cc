@@ -51,6 +51,8 @@ std::vector<GateCase> GateCases() {
   nameless.mutable_calls(0)->clear_name();
   v1::ValidateToolCallResponse argless = WithDecision(v1::DECISION_ALLOW);
   argless.mutable_calls(0)->clear_arguments_json();
+  v1::ValidateToolCallResponse callless = WithDecision(v1::DECISION_ALLOW);
+  callless.clear_calls();
   v1::ValidateToolCallResponse stop = WithDecision(v1::DECISION_STOP);
   stop.set_stop_reason("breaker_open");
   const auto ok = absl::StatusCode::kOk;
@@ -70,6 +72,8 @@ std::vector<GateCase> GateCases() {
        v1::DECISION_ALLOW, "no name"},
       {"AllowWithoutArguments", reply(argless), false, ok, v1::DECISION_ALLOW,
        "no arguments_json"},
+      {"AllowWithNoCalls", reply(callless), false, ok, v1::DECISION_ALLOW,
+       "no calls"},
       {"Unavailable", fail(grpc::StatusCode::UNAVAILABLE), false,
        absl::StatusCode::kUnavailable, v1::DECISION_UNSPECIFIED,
        "scripted failure"},
@@ -260,7 +264,7 @@ v1::ExtractVerdictResponse WithOutcome(v1::Outcome outcome,
 
 std::vector<HelperCase> VerdictCases() {
   const std::string m = "ExtractVerdict";
-  const std::string block = R"({"verdict":"PASS"})";
+  const std::string block = R"({"reason":"ok","verdict":"pass"})";
   v1::ExtractVerdictResponse stop = WithOutcome(v1::OUTCOME_CONTRACT_STOP, "");
   stop.set_stop_reason("no_result_block");
   const auto ok = absl::StatusCode::kOk;
@@ -268,6 +272,12 @@ std::vector<HelperCase> VerdictCases() {
       {"Pass", Replies(m, WithOutcome(v1::OUTCOME_PASS, block)), true, ok, ""},
       {"PassWithoutResult", Replies(m, WithOutcome(v1::OUTCOME_PASS, "")),
        false, ok, "no result_json"},
+      {"PassWithFailBlock",
+       Replies(m, WithOutcome(v1::OUTCOME_PASS, R"({"verdict":"fail"})")),
+       false, ok, "verdict is not"},
+      {"PassWithUnreadableBlock",
+       Replies(m, WithOutcome(v1::OUTCOME_PASS, "{not json")), false, ok,
+       "verdict is not"},
       {"Fail", Replies(m, WithOutcome(v1::OUTCOME_FAIL, block)), false, ok,
        "OUTCOME_FAIL"},
       {"Refused", Replies(m, WithOutcome(v1::OUTCOME_REFUSED, block)), false,

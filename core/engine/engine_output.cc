@@ -21,10 +21,11 @@ absl::StatusOr<ValidateOutputResponse> Engine::DoValidateToolOutput(
   output::OutputSpec spec;
   if (tool != nullptr) {
     spec.output_schema = tool->output.get();
-    // Tools listed by an MCP server answer with CallToolResults.
-    spec.format = snapshot.source_format() == ManifestFormat::kMcp
-                      ? output::ResultFormat::kMcp
-                      : output::ResultFormat::kDetect;
+    switch (tool->spec.output_format) {
+      case OutputFormat::kMcp: spec.format = output::ResultFormat::kMcp; break;
+      case OutputFormat::kJson: spec.format = output::ResultFormat::kPlain; break;
+      case OutputFormat::kAuto: spec.format = output::ResultFormat::kDetect; break;
+    }
   }
   output::OutputRequest checked;
   checked.tool_name = request.tool_name;

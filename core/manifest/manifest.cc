@@ -120,6 +120,8 @@ absl::Status ReadMcp(const Json& doc, Manifest* m) {
     const Json* ann = nullptr;
     if (auto s = t.Object("annotations", false, &ann); !s.ok()) return s;
     spec.side_effect = manifest_internal::SideEffectFromMcp(ann);
+    // Tools listed by an MCP server answer with CallToolResults.
+    spec.output_format = OutputFormat::kMcp;
     m->tools.push_back(std::move(spec));
   }
   return absl::OkStatus();
@@ -177,6 +179,7 @@ Json ManifestToJson(const Manifest& m) {
               {"description", t.description},
               {"input_schema", t.input_schema},
               {"side_effect", SideEffectName(t.side_effect)},
+              {"output_format", OutputFormatName(t.output_format)},
               {"policy",
                {{"format_assertion", t.policy.format_assertion},
                 {"requires_approval", t.policy.requires_approval}}}};
@@ -210,6 +213,15 @@ absl::string_view ManifestFormatName(ManifestFormat format) {
     case ManifestFormat::kMcp: return "mcp";
   }
   return "unknown";
+}
+
+absl::string_view OutputFormatName(OutputFormat format) {
+  switch (format) {
+    case OutputFormat::kAuto: return "auto";
+    case OutputFormat::kMcp: return "mcp";
+    case OutputFormat::kJson: return "json";
+  }
+  return "auto";
 }
 
 absl::string_view SideEffectName(SideEffect effect) {

@@ -30,8 +30,14 @@ enum class ManifestFormat { kAuto, kToolgate, kOpenAI, kAnthropic, kMcp };
 // What executing a tool can do to the world. Unknown counts as kWrite.
 enum class SideEffect { kRead, kWrite, kDestructive };
 
+// How a tool's output is shaped: an MCP CallToolResult, plain JSON, or
+// detected per output (an object with a "content" array is read as MCP).
+// Part of the canonical manifest, so it is part of the snapshot id.
+enum class OutputFormat { kAuto, kMcp, kJson };
+
 absl::string_view ManifestFormatName(ManifestFormat format);
 absl::string_view SideEffectName(SideEffect effect);
+absl::string_view OutputFormatName(OutputFormat format);
 
 struct ToolPolicy {
   // "format" keywords assert (date-time, email, ...) instead of annotating.
@@ -46,6 +52,7 @@ struct ToolSpec {
   Json input_schema;                 // Object or boolean schema.
   std::optional<Json> output_schema;
   SideEffect side_effect = SideEffect::kWrite;
+  OutputFormat output_format = OutputFormat::kAuto;
   ToolPolicy policy;
   // Where input_schema / output_schema sat in the submitted manifest, so
   // compile errors can point into what the user wrote. Not hashed.

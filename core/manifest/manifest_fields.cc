@@ -160,13 +160,30 @@ absl::Status ReadSideEffect(FieldReader& t, SideEffect* out) {
   return absl::OkStatus();
 }
 
+absl::Status ReadOutputFormat(FieldReader& t, OutputFormat* out) {
+  std::string name = "auto";
+  if (auto s = t.String("output_format", false, &name); !s.ok()) return s;
+  if (name == "auto") {
+    *out = OutputFormat::kAuto;
+  } else if (name == "mcp") {
+    *out = OutputFormat::kMcp;
+  } else if (name == "json") {
+    *out = OutputFormat::kJson;
+  } else {
+    return t.Fail("/output_format",
+                  "output_format must be \"auto\", \"mcp\" or \"json\"");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ReadToolgateTool(const Json& v, const std::string& ptr,
                               ToolSpec* spec) {
   FieldReader t(v, ptr, "");
   if (auto s = t.ToolName(&spec->name); !s.ok()) return s;
   t.set_tool(spec->name);
   if (auto s = t.OnlyKeys({"name", "description", "input_schema",
-                           "output_schema", "side_effect", "policy"});
+                           "output_schema", "side_effect", "output_format",
+                           "policy"});
       !s.ok()) {
     return s;
   }
@@ -180,6 +197,7 @@ absl::Status ReadToolgateTool(const Json& v, const std::string& ptr,
   if (out != nullptr) spec->output_schema = *out;
   spec->output_schema_pointer = ptr + "/output_schema";
   if (auto s = ReadSideEffect(t, &spec->side_effect); !s.ok()) return s;
+  if (auto s = ReadOutputFormat(t, &spec->output_format); !s.ok()) return s;
   const Json* policy = nullptr;
   if (auto s = t.Object("policy", false, &policy); !s.ok() || !policy) return s;
   FieldReader p(*policy, ptr + "/policy", spec->name);
@@ -201,10 +219,15 @@ absl::Status ReadSettings(const Json& v, RunSettings* out) {
   FieldReader k(*ks, "/settings/kill_switch", "");
   if (auto s = k.OnlyKeys({"threshold", "window"}); !s.ok()) return s;
   if (auto s = k.Int("window", 1, 1000, &out->kill_switch_window); !s.ok()) return s;
-  if (auto s = k.Int("threshold", 1, out->kill_switch_window,
-                     &out->kill_switch_threshold);
-      !s.ok()) {
+  if (auto s = k.Int("threshold", 1, 1000, &out->kill_switch_threshold); !s.ok()) {
     return s;
+  }
+  // Checked with defaults filled in: a window alone must still hold the
+  // default threshold, or every OpenRun on this snapshot would fail.
+  if (out->kill_switch_threshold > out->kill_switch_window) {
+    return k.Fail("", absl::StrCat("threshold (", out->kill_switch_threshold,
+                                   ") must not exceed window (",
+                                   out->kill_switch_window, ")"));
   }
   return absl::OkStatus();
 }

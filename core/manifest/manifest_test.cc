@@ -76,6 +76,22 @@ TEST(Manifest, SameToolsInAnyFormatOrKeyOrderHaveOneId) {
   EXPECT_NE(ManifestId(*a), ManifestId(*c));
 }
 
+TEST(Manifest, OutputFormatIsPartOfTheId) {
+  auto mcp = ParseManifest(kMcp, ManifestFormat::kMcp);
+  ASSERT_TRUE(mcp.ok());
+  EXPECT_EQ(mcp->tools[0].output_format, OutputFormat::kMcp);
+  // The same tools in toolgate format, but declared plain JSON: a different
+  // snapshot, because outputs are read differently.
+  Manifest plain = *mcp;
+  for (ToolSpec& t : plain.tools) t.output_format = OutputFormat::kJson;
+  EXPECT_NE(ManifestId(plain), ManifestId(*mcp));
+  auto round_trip = ParseManifest(CanonicalJson(ManifestToJson(*mcp)),
+                                  ManifestFormat::kToolgate);
+  ASSERT_TRUE(round_trip.ok()) << round_trip.status();
+  EXPECT_EQ(ManifestId(*round_trip), ManifestId(*mcp));
+  EXPECT_EQ(round_trip->tools[0].output_format, OutputFormat::kMcp);
+}
+
 TEST(Manifest, McpAnnotationsMapToSideEffects) {
   auto m = ParseManifest(kMcp, ManifestFormat::kMcp);
   ASSERT_TRUE(m.ok());
@@ -168,7 +184,15 @@ INSTANTIATE_TEST_SUITE_P(
                   "input_schema":{}}],"settings":{"max_consecutive_rejects":0}})",
                 ManifestFormat::kToolgate, "from 1 to 1000"},
         Refusal{"wrong_explicit_format", kMcp, ManifestFormat::kOpenAI,
-                "tools array"}),
+                "tools array"},
+        Refusal{"window_below_default_threshold",
+                R"({"toolgate":"v1","tools":[{"name":"a","input_schema":{}}],
+                  "settings":{"kill_switch":{"window":2}}})",
+                ManifestFormat::kToolgate, "must not exceed window"},
+        Refusal{"bad_output_format",
+                R"({"toolgate":"v1","tools":[{"name":"a","input_schema":{},
+                  "output_format":"xml"}]})",
+                ManifestFormat::kToolgate, "output_format must be"}),
     [](const testing::TestParamInfo<Refusal>& info) { return info.param.name; });
 
 }  // namespace

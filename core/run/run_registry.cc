@@ -61,6 +61,11 @@ absl::StatusOr<OpenedRun> RunRegistry::Open(
   const int max_rejects = limits.max_consecutive_rejects > 0
                               ? limits.max_consecutive_rejects
                               : defaults.max_consecutive_rejects;
+  if (limits.kill_switch_threshold < 0 || limits.kill_switch_window < 0) {
+    return absl::InvalidArgumentError(
+        "kill switch threshold and window must not be negative (0: the "
+        "snapshot's)");
+  }
   if (max_rejects > 1000 || limits.max_consecutive_rejects < 0) {
     return absl::InvalidArgumentError(
         "max_consecutive_rejects must be from 1 to 1000 (0: the snapshot's)");

@@ -85,6 +85,9 @@ TEST(RunRegistry, KillSwitchLatchesUntilResetAndIsPerRun) {
   EXPECT_FALSE(b->run->read_only());
   a->run->Reset();
   EXPECT_FALSE(a->run->read_only());
+  EXPECT_EQ(runs.Open(TestSnapshot(), "m", {}, RunLimits{0, -5, 0})
+                .status().code(),
+            absl::StatusCode::kInvalidArgument);
   // Threshold above window is refused, not clamped.
   EXPECT_EQ(runs.Open(TestSnapshot(), "m", {}, RunLimits{0, 4, 3})
                 .status().code(),
