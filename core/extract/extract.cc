@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 namespace toolgate {
@@ -115,12 +116,21 @@ ExtractionError ReadCandidate(const Candidate& candidate,
   return {};
 }
 
-// The last candidate, or the run of tags it ends (parallel calls).
-size_t AuthoritativeBegin(const std::vector<Candidate>& candidates) {
+// The last candidate, or the run of tags it ends (parallel calls). Only
+// tags separated by white space form a run: an example tag in the prose
+// before the real one is scratchpad, like any earlier candidate.
+size_t AuthoritativeBegin(absl::string_view text,
+                          const std::vector<Candidate>& candidates) {
   size_t first = candidates.size() - 1;
   if (candidates[first].source != CallSource::kToolCallTag) return first;
-  while (first > 0 &&
-         candidates[first - 1].source == CallSource::kToolCallTag) {
+  while (first > 0) {
+    const Candidate& prev = candidates[first - 1];
+    const absl::string_view between =
+        text.substr(prev.end, candidates[first].begin - prev.end);
+    if (prev.source != CallSource::kToolCallTag ||
+        !absl::StripAsciiWhitespace(between).empty()) {
+      break;
+    }
     --first;
   }
   return first;
@@ -160,7 +170,15 @@ ExtractionResult ExtractToolCalls(absl::string_view text,
                       "```json block, Action/Action Input lines, or a "
                       "{\"name\", \"arguments\"} object"));
   }
-  const size_t first = AuthoritativeBegin(scan.candidates);
+  if (scan.last_fence_line != absl::string_view::npos &&
+      scan.last_fence_line >= scan.candidates.back().end) {
+    return Fail(std::move(result),
+                Error(kTrailingCodeBlock, "",
+                      "a code block follows the last tool call (a non-JSON, "
+                      "indented or reasoning fence): the final call is "
+                      "ambiguous; end the output with the call"));
+  }
+  const size_t first = AuthoritativeBegin(text, scan.candidates);
   for (size_t i = first; i < scan.candidates.size(); ++i) {
     ExtractedCall call;
     ExtractionError error =

@@ -6,9 +6,9 @@
 // recognised and how a construct claims its extent) and then:
 //
 //   * the LAST candidate is authoritative; earlier ones are scratchpad. When
-//     the last candidate is a <tool_call> tag, the calls are all the tags
-//     after the last candidate of another kind (several tags are parallel
-//     calls). An example in the reasoning is never executed, and an earlier
+//     the last candidate is a <tool_call> tag, the calls are the run of
+//     tags it ends, separated only by white space (several tags are
+//     parallel calls; a tag in the prose before them is scratchpad). An example in the reasoning is never executed, and an earlier
 //     valid call never stands in for a later broken one;
 //   * text cut off anywhere (an unclosed tag, fence, <think>, object or ReAct
 //     call, or a partial delimiter at the very end) is `truncated_output`,
@@ -18,6 +18,9 @@
 //     member; "arguments" may instead be a string holding a JSON object (as
 //     OpenAI writes it), which must parse strictly to an object. ReAct calls
 //     take the name from the Action line and the arguments from the input;
+//   * a fence-like line after the last candidate (a ```jsonc, ```python,
+//     indented or reasoning block) is `trailing_code_block`: the text ends
+//     in something not read, so the last candidate may not be the answer;
 //   * nothing found is `no_tool_call`, never an empty success.
 //
 // Ambiguity that text alone cannot settle: output cut off exactly after a
@@ -47,6 +50,7 @@ namespace extract {
 inline constexpr absl::string_view kNoToolCall = "no_tool_call";
 inline constexpr absl::string_view kTruncatedOutput = "truncated_output";
 inline constexpr absl::string_view kNotAToolCall = "not_a_tool_call";
+inline constexpr absl::string_view kTrailingCodeBlock = "trailing_code_block";
 // Codes shared with the strict parser (core/json/strict_json.h).
 using ::toolgate::kDuplicateKey;
 using ::toolgate::kInvalidJson;

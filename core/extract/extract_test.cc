@@ -87,6 +87,11 @@ INSTANTIATE_TEST_SUITE_P(
                   "<tool_call>" + kRm + "</tool_call> e.g. " + kRm +
                       " then <tool_call>" + kWeather + "</tool_call>",
                   {{"get_weather", kWeatherArgs, "tool_call_tag"}}, 3},
+        FoundCase{"example_tag_in_prose_is_scratchpad",
+                  "Example: <tool_call>" + kRm +
+                      "</tool_call>\nNow the real one:\n<tool_call>" +
+                      kWeather + "</tool_call>",
+                  {{"get_weather", kWeatherArgs, "tool_call_tag"}}, 2},
         FoundCase{"backtick_fence", "Calling:\n```json\n" + kWeather + "\n```\n",
                   {{"get_weather", kWeatherArgs, "fenced_block"}}, 1},
         FoundCase{"tilde_fence_no_info", "~~~\n" + kWeather + "\n~~~",
@@ -327,9 +332,15 @@ INSTANTIATE_TEST_SUITE_P(
                  "<tool_call>" + kWeather + "</tool_call><tool_call>" +
                      R"({"name": "w", "arguments": 3})" + "</tool_call>",
                  "not_a_tool_call", "/arguments", 1},
-        FailCase{"object_abandoned_at_a_fence",
-                 "{\"name\": \"w\"\n```python\nx\n```\n", "invalid_json", "",
-                 0},
+        FailCase{"object_abandoned_at_a_tag",
+                 "{\"name\": \"w\" <think>x</think>\n", "invalid_json", "", 0},
+        FailCase{"code_block_after_the_call",
+                 "{\"name\": \"w\", \"arguments\": {}}\n```python\nx\n```\n",
+                 "trailing_code_block", "", -1},
+        FailCase{"jsonc_block_after_example",
+                 "```json\n{\"name\":\"w\",\"arguments\":{}}\n```\n"
+                 "```jsonc\n{\"name\":\"v\",\"arguments\":{}}\n```\n",
+                 "trailing_code_block", "", -1},
         FailCase{"too_large", std::string(200001, ' '), "input_too_large", "",
                  -1}),
     [](const testing::TestParamInfo<FailCase>& info) {

@@ -362,8 +362,25 @@ absl::string_view CallSourceName(CallSource source) {
   return "unknown";
 }
 
+// Linear: one look at the start of each line.
+size_t LastFenceLikeLine(absl::string_view text) {
+  size_t last = kNpos;
+  for (size_t line = 0; line < text.size();) {
+    size_t i = line;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    const absl::string_view rest = text.substr(i, 3);
+    if (rest == "```" || rest == "~~~") last = line;
+    const size_t nl = text.find('\n', i);
+    if (nl == kNpos) break;
+    line = nl + 1;
+  }
+  return last;
+}
+
 ScanResult ScanCandidates(absl::string_view text, const ScanOptions& options) {
-  return Scanner(text, options).Run();
+  ScanResult result = Scanner(text, options).Run();
+  result.last_fence_line = LastFenceLikeLine(text);
+  return result;
 }
 
 }  // namespace extract

@@ -24,6 +24,10 @@
 // Reasoning: <think>...</think> is skipped. A "</think>" with no opener
 // (chat templates prefill the opener) discards every candidate before it.
 //
+// Anything fence-like after the last candidate (see last_fence_line) is
+// for callers to refuse: a ```jsonc or indented block after an example
+// ```json block must not let the example stand as the answer.
+//
 // Truncation: a tag, fence, <think>, ReAct call or object still open at the
 // end of the text, or text ending in a partial "<tool_call>", "<think>" or
 // fence opener ("`", "``"), sets `truncation`: the output was cut off and
@@ -79,6 +83,12 @@ struct ScanOptions {
 
 struct ScanResult {
   std::vector<Candidate> candidates;  // Document order.
+  // Start of the last line that looks like a code fence once leading
+  // whitespace is ignored (indented, non-JSON and reasoning fences
+  // included), npos when none. A fence-like line after the authoritative
+  // candidate means the text ends in a block toolgate does not read, so the
+  // candidate may not be the model's final word.
+  size_t last_fence_line = absl::string_view::npos;
   Truncation truncation = Truncation::kNone;
   std::string truncation_message;
 };

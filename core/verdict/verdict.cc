@@ -172,6 +172,12 @@ VerdictResult ExtractVerdict(absl::string_view envelope,
     return Stop(std::move(result), kNoResultBlock,
                 "no fenced JSON result block (```json ... ```) found");
   }
+  if (scan.last_fence_line != absl::string_view::npos &&
+      scan.last_fence_line >= scan.candidates.back().end) {
+    return Stop(std::move(result), kResultBlockNotLast,
+                "a code block that is not a JSON result block (e.g. ```jsonc, "
+                "indented, or inside <think>) follows the last ```json block");
+  }
   // The newline before the closing fence is not part of the JSON; without
   // it a value cut off inside a string reads as truncated, not malformed.
   const absl::string_view block =

@@ -13,6 +13,10 @@
 //                           partial fence): the output was cut off, and an
 //                           earlier block is never used instead
 //   unclosed_reasoning      a <think> block never closes
+//   result_block_not_last   another code block (```jsonc, ```python, an
+//                           indented fence, one inside <think>) follows the
+//                           last JSON block: never read an earlier block as
+//                           the answer
 //   empty_result_block      the last block holds only whitespace
 //   truncated_result_block  its JSON is cut off
 //   unparseable_result_block  its JSON is malformed (or too deep, or has an
@@ -64,6 +68,7 @@ inline constexpr absl::string_view kUnparseableResultBlock =
     "unparseable_result_block";
 inline constexpr absl::string_view kDuplicateKey = "duplicate_key";
 inline constexpr absl::string_view kResultBlockInvalid = "result_block_invalid";
+inline constexpr absl::string_view kResultBlockNotLast = "result_block_not_last";
 
 struct VerdictLimits {
   size_t max_envelope_bytes = 200000;
