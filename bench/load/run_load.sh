@@ -1,0 +1,118 @@
+#!/bin/bash
+# Measures the toolgate sidecar over gRPC on loopback: builds the server and
+# the load generator with -c opt, starts the server on a free 127.0.0.1
+# port, warms it up, runs the measured loads, stops the server with SIGTERM
+# and prints a table (and the raw JSON lines).
+#
+#   bench/load/run_load.sh
+#   DURATION=5 CONCURRENCY="1 4" bench/load/run_load.sh
+#   PIN=1 bench/load/run_load.sh     # server on CPU 0, loadgen on CPU 1
+#
+# Environment: DURATION (seconds per run, default 10), WARMUP (default 3),
+# CONCURRENCY (default "1 2 8"), RUNS (mode:mix pairs, default
+# "stateless:allow stateless:reject stateless:text run:allow"), PIN,
+# RESULTS (also keep the JSON lines in this file).
+#
+# Client and server share this machine's cores: the numbers are for the
+# pair, not for the server alone. See bench/README.md.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+DURATION="${DURATION:-10}"
+WARMUP="${WARMUP:-3}"
+CONCURRENCY="${CONCURRENCY:-1 2 8}"
+RUNS="${RUNS:-stateless:allow stateless:reject stateless:text run:allow}"
+PIN="${PIN:-0}"
+
+WORK="$(mktemp -d)"
+RESULTS="${RESULTS:-$WORK/results.jsonl}"
+SERVER_PID=""
+
+stop_server() {
+  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -TERM "$SERVER_PID"
+    local rc=0
+    wait "$SERVER_PID" || rc=$?
+    echo "server stopped with SIGTERM, exit status $rc" >&2
+  fi
+  SERVER_PID=""
+}
+trap 'stop_server; rm -rf "$WORK"' EXIT
+
+
+echo "== building (-c opt)" >&2
+bazel build -c opt //server:toolgate //bench/load:loadgen >&2
+BIN="$(bazel info -c opt bazel-bin 2>/dev/null)"
+# Private copies: a concurrent build by someone else cannot swap the
+# binaries in the middle of a measurement.
+cp "$BIN/server/toolgate" "$BIN/bench/load/loadgen" "$WORK/"
+
+echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) nproc=$(nproc)" \
+  "cpu=\"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)\"" \
+  "commit=$(git rev-parse --short HEAD) pin=$PIN" \
+  "load=\"$(cut -d' ' -f1-3 /proc/loadavg)\"" >&2
+
+# exec, so that $! is the server itself and SIGTERM reaches it (not a
+# subshell that would leave the server orphaned).
+(
+  cmd=("$WORK/toolgate" --listen=127.0.0.1:0 --port_file="$WORK/port")
+  if [ "$PIN" = "1" ]; then exec taskset -c 0 "${cmd[@]}"; fi
+  exec "${cmd[@]}"
+) 2>"$WORK/server.log" &
+SERVER_PID=$!
+for _ in $(seq 100); do
+  [ -s "$WORK/port" ] && break
+  sleep 0.1
+done
+if [ ! -s "$WORK/port" ]; then
+  echo "server did not start:" >&2
+  cat "$WORK/server.log" >&2
+  exit 1
+fi
+ADDR="127.0.0.1:$(cat "$WORK/port")"
+echo "== server on $ADDR (pid $SERVER_PID)" >&2
+
+loadgen() {
+  if [ "$PIN" = "1" ]; then
+    taskset -c 1 "$WORK/loadgen" --addr="$ADDR" "$@"
+  else
+    "$WORK/loadgen" --addr="$ADDR" "$@"
+  fi
+}
+
+echo "== warm-up ${WARMUP}s (discarded)" >&2
+loadgen --mix=mixed --concurrency=2 --duration_seconds="$WARMUP" >/dev/null
+
+: >"$RESULTS"
+failed=0
+for run in $RUNS; do
+  for c in $CONCURRENCY; do
+    out="$(loadgen --mode="${run%%:*}" --mix="${run##*:}" --concurrency="$c" \
+      --duration_seconds="$DURATION" --label="$run/c$c")" || failed=1
+    echo "$out" | head -n 1 >&2
+    echo "$out" | tail -n 1 >>"$RESULTS"
+  done
+done
+stop_server
+
+python3 - "$RESULTS" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+head = ("mode", "mix", "conc", "requests", "errors", "QPS",
+        "p50 us", "p90 us", "p99 us", "max us", "decisions")
+print("| " + " | ".join(head) + " |")
+print("|" + "|".join("---" for _ in head) + "|")
+for r in rows:
+    lat = r["latency_us"]
+    dec = " ".join(f"{k}={v}" for k, v in r["decisions"].items() if v)
+    if r["unexpected"]:
+        dec += f" unexpected={r['unexpected']}"
+    cells = (r["mode"], r["mix"], r["concurrency"], r["requests"], r["errors"],
+             f"{r['qps']:.0f}", lat["p50"], lat["p90"], lat["p99"], lat["max"],
+             dec)
+    print("| " + " | ".join(str(c) for c in cells) + " |")
+PY
+echo
+echo "raw JSON lines:"
+cat "$RESULTS"
+exit "$failed"
