@@ -23,31 +23,45 @@ grpc::Status ToGrpc(const absl::Status& status) {
 
 ManifestFormat FromProto(v1::ManifestFormat format) {
   switch (format) {
-    case v1::MANIFEST_FORMAT_TOOLGATE: return ManifestFormat::kToolgate;
-    case v1::MANIFEST_FORMAT_OPENAI: return ManifestFormat::kOpenAI;
-    case v1::MANIFEST_FORMAT_ANTHROPIC: return ManifestFormat::kAnthropic;
-    case v1::MANIFEST_FORMAT_MCP: return ManifestFormat::kMcp;
-    default: return ManifestFormat::kAuto;
+    case v1::MANIFEST_FORMAT_TOOLGATE:
+      return ManifestFormat::kToolgate;
+    case v1::MANIFEST_FORMAT_OPENAI:
+      return ManifestFormat::kOpenAI;
+    case v1::MANIFEST_FORMAT_ANTHROPIC:
+      return ManifestFormat::kAnthropic;
+    case v1::MANIFEST_FORMAT_MCP:
+      return ManifestFormat::kMcp;
+    default:
+      return ManifestFormat::kAuto;
   }
 }
 
 v1::ManifestFormat ToProto(ManifestFormat format) {
   switch (format) {
-    case ManifestFormat::kToolgate: return v1::MANIFEST_FORMAT_TOOLGATE;
-    case ManifestFormat::kOpenAI: return v1::MANIFEST_FORMAT_OPENAI;
-    case ManifestFormat::kAnthropic: return v1::MANIFEST_FORMAT_ANTHROPIC;
-    case ManifestFormat::kMcp: return v1::MANIFEST_FORMAT_MCP;
-    case ManifestFormat::kAuto: return v1::MANIFEST_FORMAT_AUTO;
+    case ManifestFormat::kToolgate:
+      return v1::MANIFEST_FORMAT_TOOLGATE;
+    case ManifestFormat::kOpenAI:
+      return v1::MANIFEST_FORMAT_OPENAI;
+    case ManifestFormat::kAnthropic:
+      return v1::MANIFEST_FORMAT_ANTHROPIC;
+    case ManifestFormat::kMcp:
+      return v1::MANIFEST_FORMAT_MCP;
+    case ManifestFormat::kAuto:
+      return v1::MANIFEST_FORMAT_AUTO;
   }
   return v1::MANIFEST_FORMAT_UNSPECIFIED;
 }
 
 v1::Decision ToProto(Decision decision) {
   switch (decision) {
-    case Decision::kAllow: return v1::DECISION_ALLOW;
-    case Decision::kReject: return v1::DECISION_REJECT;
-    case Decision::kNeedsApproval: return v1::DECISION_NEEDS_APPROVAL;
-    case Decision::kStop: return v1::DECISION_STOP;
+    case Decision::kAllow:
+      return v1::DECISION_ALLOW;
+    case Decision::kReject:
+      return v1::DECISION_REJECT;
+    case Decision::kNeedsApproval:
+      return v1::DECISION_NEEDS_APPROVAL;
+    case Decision::kStop:
+      return v1::DECISION_STOP;
   }
   return v1::DECISION_REJECT;
 }
@@ -120,10 +134,14 @@ VerdictRequest FromProto(const v1::ExtractVerdictRequest& request) {
 
 v1::Outcome ToProto(verdict::Outcome outcome) {
   switch (outcome) {
-    case verdict::Outcome::kPass: return v1::OUTCOME_PASS;
-    case verdict::Outcome::kFail: return v1::OUTCOME_FAIL;
-    case verdict::Outcome::kRefused: return v1::OUTCOME_REFUSED;
-    case verdict::Outcome::kContractStop: return v1::OUTCOME_CONTRACT_STOP;
+    case verdict::Outcome::kPass:
+      return v1::OUTCOME_PASS;
+    case verdict::Outcome::kFail:
+      return v1::OUTCOME_FAIL;
+    case verdict::Outcome::kRefused:
+      return v1::OUTCOME_REFUSED;
+    case verdict::Outcome::kContractStop:
+      return v1::OUTCOME_CONTRACT_STOP;
   }
   return v1::OUTCOME_CONTRACT_STOP;
 }
@@ -166,11 +184,14 @@ ValidateOutputRequest FromProto(const v1::ValidateToolOutputRequest& request) {
   out.http_status = request.http_status();
   out.body = request.body();
   switch (request.mode()) {
-    case v1::OUTPUT_MODE_DEGRADE: out.mode = output::OutputMode::kDegrade; break;
+    case v1::OUTPUT_MODE_DEGRADE:
+      out.mode = output::OutputMode::kDegrade;
+      break;
     case v1::OUTPUT_MODE_FAIL_CLOSED:
       out.mode = output::OutputMode::kFailClosed;
       break;
-    default: out.mode = output::OutputMode::kUnspecified;  // Fail closed.
+    default:
+      out.mode = output::OutputMode::kUnspecified;  // Fail closed.
   }
   return out;
 }

@@ -85,10 +85,14 @@ AuditSink MakeAuditSink(const std::string& path) {
   auto log = std::make_shared<Log>();
   if (path != "-") log->file.open(path, std::ios::app);
   return [log, to_stderr = path == "-"](const AuditRecord& r) {
-    Json line = {{"audit_id", r.audit_id}, {"rpc", r.rpc},
-                 {"snapshot_id", r.snapshot_id}, {"run_id", r.run_id},
-                 {"decision", r.decision}, {"stop_reason", r.stop_reason},
-                 {"tools", r.tools}, {"codes", r.codes}};
+    Json line = {{"audit_id", r.audit_id},
+                 {"rpc", r.rpc},
+                 {"snapshot_id", r.snapshot_id},
+                 {"run_id", r.run_id},
+                 {"decision", r.decision},
+                 {"stop_reason", r.stop_reason},
+                 {"tools", r.tools},
+                 {"codes", r.codes}};
     const std::string text = CanonicalJson(line) + "\n";
     absl::MutexLock lock(&log->mu);
     if (to_stderr) {
@@ -133,7 +137,8 @@ int Serve(const ServerOptions& options) {
     std::cerr << "toolgate: cannot listen on " << options.listen << "\n";
     return 1;
   }
-  if (!options.port_file.empty()) std::ofstream(options.port_file) << port << "\n";
+  if (!options.port_file.empty())
+    std::ofstream(options.port_file) << port << "\n";
   std::cerr << "toolgate: serving on " << options.listen
             << (port > 0 ? absl::StrCat(" (port ", port, ")") : "") << "\n";
   sigset_t signals;

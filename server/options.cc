@@ -27,9 +27,8 @@ Setter Number(std::function<Int*(ServerOptions*)> field, int64_t min,
   return [field, min, max](const std::string& v, ServerOptions* o) {
     int64_t n = 0;
     if (!absl::SimpleAtoi(v, &n) || n < min || n > max) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("expected an integer from ", min, " to ", max,
-                       ", got \"", v, "\""));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "expected an integer from ", min, " to ", max, ", got \"", v, "\""));
     }
     *field(o) = static_cast<Int>(n);
     return absl::OkStatus();
@@ -43,8 +42,9 @@ const std::map<std::string, Setter>& Setters() {
       {"audit_log", Text(&ServerOptions::audit_log)},
       {"port_file", Text(&ServerOptions::port_file)},
       {"max_input_bytes",
-       Number<size_t>([](ServerOptions* o) { return &o->engine.limits.max_bytes; },
-                      1, 64 << 20)},
+       Number<size_t>(
+           [](ServerOptions* o) { return &o->engine.limits.max_bytes; }, 1,
+           64 << 20)},
       {"max_depth",
        Number<int>([](ServerOptions* o) { return &o->engine.limits.max_depth; },
                    1, 10000)},
@@ -69,7 +69,8 @@ absl::StatusOr<ServerOptions> ParseServerFlags(
   for (size_t i = 0; i < args.size(); ++i) {
     absl::string_view arg = args[i];
     if (arg.substr(0, 2) != "--") {
-      return absl::InvalidArgumentError(absl::StrCat("unexpected argument ", arg));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unexpected argument ", arg));
     }
     arg.remove_prefix(2);
     std::string name(arg.substr(0, arg.find('=')));
@@ -79,14 +80,16 @@ absl::StatusOr<ServerOptions> ParseServerFlags(
     } else if (i + 1 < args.size()) {
       value = args[++i];
     } else {
-      return absl::InvalidArgumentError(absl::StrCat("--", name, " needs a value"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", name, " needs a value"));
     }
     auto it = Setters().find(name);
     if (it == Setters().end()) {
       return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name));
     }
     if (auto s = it->second(value, &options); !s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("--", name, ": ", s.message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", name, ": ", s.message()));
     }
   }
   return options;
@@ -94,7 +97,8 @@ absl::StatusOr<ServerOptions> ParseServerFlags(
 
 std::string ServerUsage() {
   return "usage: toolgate [--listen HOST:PORT|unix:PATH] [--manifests DIR]\n"
-         "                [--max_input_bytes N] [--max_depth N] [--max_runs N]\n"
+         "                [--max_input_bytes N] [--max_depth N] [--max_runs "
+         "N]\n"
          "                [--max_snapshots N] [--audit_log PATH|-]\n"
          "                [--port_file PATH] [--shutdown_grace_seconds N]\n";
 }

@@ -24,11 +24,11 @@ TEST(ServerFlags, DefaultsAndOverrides) {
 TEST(ServerFlags, RefusesWhatWouldSilentlyKeepADefault) {
   for (const std::vector<std::string>& args :
        std::vector<std::vector<std::string>>{
-           {"--max_input_byte=10"},      // typo
-           {"--max_input_bytes=ten"},    // not a number
-           {"--max_input_bytes=0"},      // out of range
+           {"--max_input_byte=10"},    // typo
+           {"--max_input_bytes=ten"},  // not a number
+           {"--max_input_bytes=0"},    // out of range
            {"--max_depth=-1"},
-           {"--listen"},                 // no value
+           {"--listen"},  // no value
            {"positional"}}) {
     auto o = ParseServerFlags(args);
     EXPECT_FALSE(o.ok()) << args[0];

@@ -18,7 +18,8 @@ grpc::Status ToolGateService::CreateSnapshot(
   for (const std::string& n : (*snapshot)->tool_names()) {
     response->add_tool_names(n);
   }
-  for (const std::string& w : (*snapshot)->warnings()) response->add_warnings(w);
+  for (const std::string& w : (*snapshot)->warnings())
+    response->add_warnings(w);
   response->set_format(ToProto((*snapshot)->source_format()));
   return grpc::Status::OK;
 }

@@ -97,9 +97,9 @@ absl::StatusOr<Engine::Target> Engine::ResolveTarget(
     target.run = *std::move(run);
     target.snapshot = target.run->snapshot_ptr();
     if (!snapshot_id.empty() && snapshot_id != target.snapshot->id()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "snapshot_id ", snapshot_id, " is not the snapshot run ", run_id,
-          " pinned (", target.snapshot->id(), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("snapshot_id ", snapshot_id, " is not the snapshot run ",
+                       run_id, " pinned (", target.snapshot->id(), ")"));
     }
     return target;
   }
@@ -130,8 +130,8 @@ RawCalls Engine::ReadCalls(const ValidateCallRequest& request) const {
       limits);
   RawCalls out;
   if (!found.ok()) {
-    out.error = ReadError{found.error.code, found.error.pointer,
-                          found.error.message};
+    out.error =
+        ReadError{found.error.code, found.error.pointer, found.error.message};
     return out;
   }
   for (extract::ExtractedCall& c : found.calls) {
@@ -181,7 +181,8 @@ absl::StatusOr<ValidateCallResponse> Engine::DoValidateToolCall(
     CallReport report;
     report.id = c.raw.id;
     report.name = c.raw.name;
-    if (c.raw.error.ok()) report.arguments_json = CanonicalJson(c.raw.arguments);
+    if (c.raw.error.ok())
+      report.arguments_json = CanonicalJson(c.raw.arguments);
     report.repairs = std::move(c.raw.repairs);
     report.source = c.raw.source;
     report.candidates_seen = c.raw.candidates_seen;
@@ -196,7 +197,8 @@ void Engine::ApplyKillSwitch(const Run& run, const GateResult& gate,
                              ValidateCallResponse* response) {
   for (size_t i = 0; i < gate.calls.size(); ++i) {
     const CompiledTool* tool = gate.calls[i].tool;
-    if (tool == nullptr || tool->spec.side_effect == SideEffect::kRead) continue;
+    if (tool == nullptr || tool->spec.side_effect == SideEffect::kRead)
+      continue;
     Violation v;
     v.code = "kill_switch_read_only";
     v.tool = tool->spec.name;
@@ -226,9 +228,9 @@ void Engine::ApplyLoop(Run* run, ValidateCallResponse* response) const {
     response->attempts_left = state.attempts_left;
   }
   if (rejected) {
-    response->repair_prompt = BuildRepairPrompt(
-        response->violations, response->attempt,
-        run == nullptr ? 0 : run->max_consecutive_rejects());
+    response->repair_prompt =
+        BuildRepairPrompt(response->violations, response->attempt,
+                          run == nullptr ? 0 : run->max_consecutive_rejects());
   }
 }
 

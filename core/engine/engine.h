@@ -21,8 +21,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "core/gate/gate.h"
 #include "core/output/output.h"
 #include "core/run/run_registry.h"
@@ -77,7 +77,7 @@ struct ValidateOutputRequest {
   std::string run_token;
   std::string tool_name;
   std::string content_type;
-  int http_status = 0;  // output::kNoHttpStatus for non-HTTP tools.
+  int http_status = 0;     // output::kNoHttpStatus for non-HTTP tools.
   absl::string_view body;  // Not owned.
   output::OutputMode mode = output::OutputMode::kUnspecified;
 };
@@ -163,7 +163,8 @@ class Engine {
       const ValidateCallRequest& request);
   absl::StatusOr<ValidateOutputResponse> DoValidateToolOutput(
       const ValidateOutputRequest& request);
-  absl::StatusOr<VerdictResponse> DoExtractVerdict(const VerdictRequest& request);
+  absl::StatusOr<VerdictResponse> DoExtractVerdict(
+      const VerdictRequest& request);
 
   absl::StatusOr<Target> ResolveTarget(absl::string_view snapshot_id,
                                        absl::string_view run_id,

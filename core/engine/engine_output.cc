@@ -22,9 +22,15 @@ absl::StatusOr<ValidateOutputResponse> Engine::DoValidateToolOutput(
   if (tool != nullptr) {
     spec.output_schema = tool->output.get();
     switch (tool->spec.output_format) {
-      case OutputFormat::kMcp: spec.format = output::ResultFormat::kMcp; break;
-      case OutputFormat::kJson: spec.format = output::ResultFormat::kPlain; break;
-      case OutputFormat::kAuto: spec.format = output::ResultFormat::kDetect; break;
+      case OutputFormat::kMcp:
+        spec.format = output::ResultFormat::kMcp;
+        break;
+      case OutputFormat::kJson:
+        spec.format = output::ResultFormat::kPlain;
+        break;
+      case OutputFormat::kAuto:
+        spec.format = output::ResultFormat::kDetect;
+        break;
     }
   }
   output::OutputRequest checked;
@@ -50,7 +56,8 @@ absl::StatusOr<ValidateOutputResponse> Engine::DoValidateToolOutput(
                         : "INVALID";
   record.stop_reason = response.result.stop_reason;
   record.tools.push_back(request.tool_name);
-  for (const auto& v : response.result.violations) record.codes.push_back(v.code);
+  for (const auto& v : response.result.violations)
+    record.codes.push_back(v.code);
   Audit(std::move(record), *target);
   return response;
 }

@@ -88,8 +88,8 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(
         RejectCase{"unknown_tool", "delete_everything", "{}", "unknown_tool",
                    "", "name"},
-        RejectCase{"case_differs", "Get_Ticket", R"({"ticket_id":"TCK-000001"})",
-                   "unknown_tool", "", "name"},
+        RejectCase{"case_differs", "Get_Ticket",
+                   R"({"ticket_id":"TCK-000001"})", "unknown_tool", "", "name"},
         RejectCase{"missing_required", "get_ticket", "{}", "invalid_arguments",
                    "", "required"},
         RejectCase{"string_for_integer", "search_tickets",
@@ -132,7 +132,8 @@ TEST_F(EngineTest, AllowsExactlyTheValidatedArguments) {
   EXPECT_EQ(r.decision, Decision::kAllow);
   ASSERT_EQ(r.calls.size(), 1u);
   EXPECT_EQ(r.calls[0].id, "call_1");
-  EXPECT_EQ(r.calls[0].arguments_json, "{\"limit\":10,\"query\":\"refund \xc3\xa9\"}");
+  EXPECT_EQ(r.calls[0].arguments_json,
+            "{\"limit\":10,\"query\":\"refund \xc3\xa9\"}");
   EXPECT_TRUE(r.violations.empty());
   EXPECT_TRUE(r.repair_prompt.empty());
   EXPECT_THAT(r.audit_id, testing::StartsWith("aud_"));
@@ -141,12 +142,16 @@ TEST_F(EngineTest, AllowsExactlyTheValidatedArguments) {
 
 TEST_F(EngineTest, ParallelCallsAllowOnlyIfEveryCallIsValid) {
   Json calls = Json::array();
-  calls.push_back({{"id", "a"}, {"type", "function"},
-                   {"function", {{"name", "get_ticket"},
-                                 {"arguments", R"({"ticket_id":"TCK-000001"})"}}}});
-  calls.push_back({{"id", "b"}, {"type", "function"},
-                   {"function", {{"name", "get_ticket"},
-                                 {"arguments", R"({"ticket_id":"bad"})"}}}});
+  calls.push_back({{"id", "a"},
+                   {"type", "function"},
+                   {"function",
+                    {{"name", "get_ticket"},
+                     {"arguments", R"({"ticket_id":"TCK-000001"})"}}}});
+  calls.push_back(
+      {{"id", "b"},
+       {"type", "function"},
+       {"function",
+        {{"name", "get_ticket"}, {"arguments", R"({"ticket_id":"bad"})"}}}});
   ValidateCallResponse r = Validate(tickets_, calls.dump());
   EXPECT_EQ(r.decision, Decision::kReject);
   ASSERT_EQ(r.violations.size(), 1u);
@@ -213,37 +218,70 @@ INSTANTIATE_TEST_SUITE_P(
         TextCase{"tag",
                  "<tool_call>{\"name\":\"get_ticket\",\"arguments\":" +
                      std::string(kArgs) + "}</tool_call>",
-                 false, Decision::kAllow, "tool_call_tag", {}},
+                 false,
+                 Decision::kAllow,
+                 "tool_call_tag",
+                 {}},
         TextCase{"fence_last_wins",
                  "Example:\n```json\n{\"name\":\"get_ticket\",\"arguments\":"
                  "{\"ticket_id\":\"TCK-999999\"}}\n```\nNow the real one:\n"
                  "~~~\n{\"name\":\"get_ticket\",\"arguments\":" +
                      std::string(kArgs) + "}\n~~~\n",
-                 false, Decision::kAllow, "fenced_block", {}},
+                 false,
+                 Decision::kAllow,
+                 "fenced_block",
+                 {}},
         TextCase{"react",
                  "Thought: look it up\nAction: get_ticket\nAction Input: " +
                      std::string(kArgs),
-                 false, Decision::kAllow, "react", {}},
+                 false,
+                 Decision::kAllow,
+                 "react",
+                 {}},
         TextCase{"bare",
                  "I will call {\"name\":\"get_ticket\",\"arguments\":" +
                      std::string(kArgs) + "} now.",
-                 false, Decision::kAllow, "bare_object", {}},
-        TextCase{"damaged_strict",
-                 "{'name': 'get_ticket', 'arguments': {'ticket_id': 'TCK-000042',}}",
-                 false, Decision::kReject, "invalid_json", {}},
-        TextCase{"damaged_repaired",
-                 "{'name': 'get_ticket', 'arguments': {'ticket_id': 'TCK-000042',}}",
-                 true, Decision::kAllow, "bare_object",
-                 {"single_quotes", "trailing_comma"}},
-        TextCase{"truncated_strict",
-                 "{\"name\":\"get_ticket\",\"arguments\":{\"ticket_id\":\"TCK-0",
-                 false, Decision::kReject, "truncated_output", {}},
-        TextCase{"truncated_repair",
-                 "{\"name\":\"get_ticket\",\"arguments\":{\"ticket_id\":\"TCK-0",
-                 true, Decision::kReject, "truncated_output", {}},
-        TextCase{"nothing", "I think we are done here.", false,
-                 Decision::kReject, "no_tool_call", {}}),
-    [](const testing::TestParamInfo<TextCase>& info) { return info.param.name; });
+                 false,
+                 Decision::kAllow,
+                 "bare_object",
+                 {}},
+        TextCase{
+            "damaged_strict",
+            "{'name': 'get_ticket', 'arguments': {'ticket_id': 'TCK-000042',}}",
+            false,
+            Decision::kReject,
+            "invalid_json",
+            {}},
+        TextCase{
+            "damaged_repaired",
+            "{'name': 'get_ticket', 'arguments': {'ticket_id': 'TCK-000042',}}",
+            true,
+            Decision::kAllow,
+            "bare_object",
+            {"single_quotes", "trailing_comma"}},
+        TextCase{
+            "truncated_strict",
+            "{\"name\":\"get_ticket\",\"arguments\":{\"ticket_id\":\"TCK-0",
+            false,
+            Decision::kReject,
+            "truncated_output",
+            {}},
+        TextCase{
+            "truncated_repair",
+            "{\"name\":\"get_ticket\",\"arguments\":{\"ticket_id\":\"TCK-0",
+            true,
+            Decision::kReject,
+            "truncated_output",
+            {}},
+        TextCase{"nothing",
+                 "I think we are done here.",
+                 false,
+                 Decision::kReject,
+                 "no_tool_call",
+                 {}}),
+    [](const testing::TestParamInfo<TextCase>& info) {
+      return info.param.name;
+    });
 
 TEST_F(EngineTest, CallerErrorsAreStatuses) {
   ValidateCallRequest r;
@@ -283,7 +321,8 @@ TEST_F(EngineTest, BreakerCountsDownStopsAndResets) {
   bad.run_id = run->run->id();
   bad.run_token = run->token;
   bad.kind = OutputKind::kNative;
-  const std::string bad_call = OpenAICall("get_ticket", R"({"ticket_id":"nope"})");
+  const std::string bad_call =
+      OpenAICall("get_ticket", R"({"ticket_id":"nope"})");
   const std::string good_call =
       OpenAICall("get_ticket", R"({"ticket_id":"TCK-000001"})");
   bad.output = bad_call;
@@ -308,8 +347,9 @@ TEST_F(EngineTest, BreakerCountsDownStopsAndResets) {
 
 TEST_F(EngineTest, RepairPromptEchoesTheModelsValues) {
   ValidateCallResponse r = Validate(
-      tickets_, OpenAICall("update_ticket",
-                           R"({"ticket_id":"TCK-000001","priority":"critial"})"));
+      tickets_,
+      OpenAICall("update_ticket",
+                 R"({"ticket_id":"TCK-000001","priority":"critial"})"));
   Json prompt = Json::parse(r.repair_prompt);
   EXPECT_EQ(prompt["error"], "tool_validation_failed");
   EXPECT_EQ(prompt["tool"], "update_ticket");
@@ -380,7 +420,8 @@ TEST_F(KillSwitchTest, InvalidOutputsTurnTheRunReadOnlyForWritesOnly) {
   const Json email = {{"customer_id", "CUS-000001"}, {"email", "a@b.example"}};
   const Json read = {{"customer_id", "CUS-000001"}};
   EXPECT_EQ(Call("update_customer_email", email).decision, Decision::kAllow);
-  EXPECT_FALSE(Output("<html><body>Maintenance</body></html>", "text/html").read_only);
+  EXPECT_FALSE(
+      Output("<html><body>Maintenance</body></html>", "text/html").read_only);
   EXPECT_TRUE(Output("<!doctype html><p>down</p>").read_only);
   for (int i = 0; i < 7; ++i) {  // More than the breaker's 5: not misformat.
     ValidateCallResponse w = Call("update_customer_email", email);
@@ -388,8 +429,9 @@ TEST_F(KillSwitchTest, InvalidOutputsTurnTheRunReadOnlyForWritesOnly) {
     EXPECT_EQ(w.stop_reason, "kill_switch_read_only");
     EXPECT_EQ(w.violations.back().code, "kill_switch_read_only");
   }
-  ValidateCallResponse d = Call(
-      "delete_ticket", {{"ticket_id", "TCK-000001"}, {"reason", "duplicate ticket"}});
+  ValidateCallResponse d =
+      Call("delete_ticket",
+           {{"ticket_id", "TCK-000001"}, {"reason", "duplicate ticket"}});
   EXPECT_EQ(d.stop_reason, "kill_switch_read_only");
   EXPECT_EQ(Call("get_customer", read).decision, Decision::kAllow);
   ASSERT_TRUE(engine_.ResetRun(run_.run->id(), run_.token).ok());

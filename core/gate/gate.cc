@@ -28,12 +28,14 @@ Violation UnknownTool(const Snapshot& snapshot, const std::string& name,
   v.received = TruncatedJson(Json(name));
   const std::vector<std::string> near = snapshot.NearestToolNames(name);
   v.expected = near.empty()
-                   ? absl::StrCat("one of: ", absl::StrJoin(snapshot.tool_names(), " | "))
+                   ? absl::StrCat("one of: ",
+                                  absl::StrJoin(snapshot.tool_names(), " | "))
                    : absl::StrCat("one of: ", absl::StrJoin(near, " | "));
-  v.message = near.empty()
-                  ? absl::StrCat("no tool named \"", name, "\" in this snapshot")
-                  : absl::StrCat("no tool named \"", name, "\"; did you mean \"",
-                                 near.front(), "\"?");
+  v.message =
+      near.empty()
+          ? absl::StrCat("no tool named \"", name, "\" in this snapshot")
+          : absl::StrCat("no tool named \"", name, "\"; did you mean \"",
+                         near.front(), "\"?");
   v.call_index = call_index;
   return v;
 }
@@ -48,8 +50,8 @@ void CheckArguments(const CheckedCall& call, int index,
   if (*valid) return;
   if (found.empty()) {
     // The engine said invalid without saying why: still a reject.
-    found.push_back(schema::SchemaViolation{"", "", "", "", "",
-                                            "arguments do not match the schema"});
+    found.push_back(schema::SchemaViolation{
+        "", "", "", "", "", "arguments do not match the schema"});
   }
   for (schema::SchemaViolation& f : found) {
     Violation v;
@@ -70,10 +72,14 @@ void CheckArguments(const CheckedCall& call, int index,
 
 absl::string_view DecisionName(Decision d) {
   switch (d) {
-    case Decision::kAllow: return "ALLOW";
-    case Decision::kReject: return "REJECT";
-    case Decision::kNeedsApproval: return "NEEDS_APPROVAL";
-    case Decision::kStop: return "STOP";
+    case Decision::kAllow:
+      return "ALLOW";
+    case Decision::kReject:
+      return "REJECT";
+    case Decision::kNeedsApproval:
+      return "NEEDS_APPROVAL";
+    case Decision::kStop:
+      return "STOP";
   }
   return "REJECT";
 }
@@ -100,18 +106,22 @@ GateResult CheckToolCalls(const Snapshot& snapshot, RawCalls calls,
     if (!checked.raw.error.ok()) {
       result.violations.push_back(
           FromReadError(checked.raw.error, checked.raw.name, index));
-    } else if ((checked.tool = snapshot.FindTool(checked.raw.name)) == nullptr) {
-      result.violations.push_back(UnknownTool(snapshot, checked.raw.name, index));
+    } else if ((checked.tool = snapshot.FindTool(checked.raw.name)) ==
+               nullptr) {
+      result.violations.push_back(
+          UnknownTool(snapshot, checked.raw.name, index));
     } else {
       CheckArguments(checked, index, options, &result.violations,
                      &checked.valid);
-      needs_approval |= checked.valid && checked.tool->spec.policy.requires_approval;
+      needs_approval |=
+          checked.valid && checked.tool->spec.policy.requires_approval;
     }
     all_valid &= checked.valid;
     result.calls.push_back(std::move(checked));
   }
   if (!all_valid) return result;  // kReject
-  result.decision = needs_approval ? Decision::kNeedsApproval : Decision::kAllow;
+  result.decision =
+      needs_approval ? Decision::kNeedsApproval : Decision::kAllow;
   if (needs_approval) result.stop_reason = "requires_approval";
   return result;
 }

@@ -22,7 +22,7 @@ enum class Decision { kAllow, kReject, kNeedsApproval, kStop };
 absl::string_view DecisionName(Decision d);
 
 struct Violation {
-  std::string code;     // Stable snake_case, documented in the README.
+  std::string code;  // Stable snake_case, documented in the README.
   std::string tool;
   std::string pointer;  // Into the call's arguments (see README).
   std::string keyword;

@@ -48,13 +48,15 @@ RawCall ReadOpenAICall(const Json& tc, const std::string& where,
   std::string type;
   const Json* fn = nullptr;
   if (!tc.is_object()) {
-    call.error = Error("malformed_tool_call", where, "a tool call is an object");
+    call.error =
+        Error("malformed_tool_call", where, "a tool call is an object");
   } else if (!StringField(tc, "id", where, false, &call.id, &call.error) ||
              !StringField(tc, "type", where, true, &type, &call.error)) {
   } else if (type != "function") {
     call.error = Error("malformed_tool_call", where + "/type",
                        "type must be \"function\"");
-  } else if (auto it = tc.find("function"); it == tc.end() || !it->is_object()) {
+  } else if (auto it = tc.find("function");
+             it == tc.end() || !it->is_object()) {
     call.error = Error("malformed_tool_call", where + "/function",
                        "\"function\" must be an object");
   } else {
@@ -84,7 +86,8 @@ RawCalls ReadOpenAI(const Json& tool_calls, const std::string& where,
                     const JsonLimits& limits) {
   RawCalls out;
   if (!tool_calls.is_array()) {
-    out.error = Error("malformed_tool_call", where, "tool_calls must be an array");
+    out.error =
+        Error("malformed_tool_call", where, "tool_calls must be an array");
     return out;
   }
   for (size_t i = 0; i < tool_calls.size(); ++i) {
@@ -101,10 +104,15 @@ RawCalls ReadAnthropic(const Json& content) {
     if (!block.is_object()) continue;
     auto type = block.find("type");
     if (type == block.end() || !type->is_string()) {
-      out.calls.push_back(RawCall{
-          "", "", "anthropic_tool_use", Json(), {}, 1,
-          Error("malformed_tool_call", absl::StrCat("/content/", i),
-                "a content block needs a string \"type\"")});
+      out.calls.push_back(
+          RawCall{"",
+                  "",
+                  "anthropic_tool_use",
+                  Json(),
+                  {},
+                  1,
+                  Error("malformed_tool_call", absl::StrCat("/content/", i),
+                        "a content block needs a string \"type\"")});
       continue;
     }
     if (type->get_ref<const std::string&>() != "tool_use") continue;
@@ -190,9 +198,10 @@ RawCalls ReadNativeCalls(absl::string_view native_json,
   RawCalls out;
   absl::StatusOr<Json> doc = ParseStrictJson(native_json, limits);
   if (!doc.ok()) {
-    out.error = Error(JsonErrorCode(doc.status()), JsonErrorPointer(doc.status()),
-                      absl::StrCat("native_json is not strict JSON: ",
-                                   doc.status().message()));
+    out.error =
+        Error(JsonErrorCode(doc.status()), JsonErrorPointer(doc.status()),
+              absl::StrCat("native_json is not strict JSON: ",
+                           doc.status().message()));
     return out;
   }
   const Shape shape = DetectShape(*doc);

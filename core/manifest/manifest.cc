@@ -37,12 +37,14 @@ absl::StatusOr<ManifestFormat> DetectFormat(const Json& doc) {
   }
   if (seen.size() == 1) return *seen.begin();
   if (seen.empty()) {
-    return Refuse("", "cannot detect the manifest format (expected an OpenAI "
-                      "or Anthropic tools array, an MCP tools/list result, "
-                      "or a toolgate manifest)");
+    return Refuse("",
+                  "cannot detect the manifest format (expected an OpenAI "
+                  "or Anthropic tools array, an MCP tools/list result, "
+                  "or a toolgate manifest)");
   }
-  return Refuse("", "manifest format is ambiguous: it mixes formats; name "
-                    "the format explicitly");
+  return Refuse("",
+                "manifest format is ambiguous: it mixes formats; name "
+                "the format explicitly");
 }
 
 absl::Status ReadOpenAI(const Json& doc, Manifest* m) {
@@ -50,19 +52,23 @@ absl::Status ReadOpenAI(const Json& doc, Manifest* m) {
   for (size_t i = 0; i < doc.size(); ++i) {
     FieldReader tool(doc[i], absl::StrCat("/", i), "");
     std::string type;
-    if (auto s = tool.String("type", /*required=*/true, &type); !s.ok()) return s;
+    if (auto s = tool.String("type", /*required=*/true, &type); !s.ok())
+      return s;
     if (type != "function") {
       return tool.Fail("/type", "type must be \"function\"");
     }
     const Json* fn = nullptr;
-    if (auto s = tool.Object("function", /*required=*/true, &fn); !s.ok()) return s;
+    if (auto s = tool.Object("function", /*required=*/true, &fn); !s.ok())
+      return s;
     FieldReader f(*fn, absl::StrCat("/", i, "/function"), "");
     ToolSpec spec;
     if (auto s = f.ToolName(&spec.name); !s.ok()) return s;
     f.set_tool(spec.name);
-    if (auto s = f.String("description", false, &spec.description); !s.ok()) return s;
+    if (auto s = f.String("description", false, &spec.description); !s.ok())
+      return s;
     const Json* params = nullptr;
-    if (auto s = f.Schema("parameters", /*required=*/false, &params); !s.ok()) return s;
+    if (auto s = f.Schema("parameters", /*required=*/false, &params); !s.ok())
+      return s;
     spec.input_schema_pointer = absl::StrCat("/", i, "/function/parameters");
     if (params == nullptr) {
       // OpenAI treats a missing parameters as "takes no arguments".
@@ -89,7 +95,8 @@ absl::Status ReadAnthropic(const Json& doc, Manifest* m) {
     ToolSpec spec;
     if (auto s = t.ToolName(&spec.name); !s.ok()) return s;
     t.set_tool(spec.name);
-    if (auto s = t.String("description", false, &spec.description); !s.ok()) return s;
+    if (auto s = t.String("description", false, &spec.description); !s.ok())
+      return s;
     const Json* schema = nullptr;
     if (auto s = t.Schema("input_schema", true, &schema); !s.ok()) return s;
     spec.input_schema = *schema;
@@ -108,7 +115,8 @@ absl::Status ReadMcp(const Json& doc, Manifest* m) {
     ToolSpec spec;
     if (auto s = t.ToolName(&spec.name); !s.ok()) return s;
     t.set_tool(spec.name);
-    if (auto s = t.String("description", false, &spec.description); !s.ok()) return s;
+    if (auto s = t.String("description", false, &spec.description); !s.ok())
+      return s;
     const Json* in = nullptr;
     if (auto s = t.Schema("inputSchema", true, &in); !s.ok()) return s;
     spec.input_schema = *in;
@@ -128,12 +136,13 @@ absl::Status ReadMcp(const Json& doc, Manifest* m) {
 }
 
 absl::Status CheckNames(Manifest* m) {
-  std::sort(m->tools.begin(), m->tools.end(),
-            [](const ToolSpec& a, const ToolSpec& b) { return a.name < b.name; });
+  std::sort(
+      m->tools.begin(), m->tools.end(),
+      [](const ToolSpec& a, const ToolSpec& b) { return a.name < b.name; });
   for (size_t i = 1; i < m->tools.size(); ++i) {
     if (m->tools[i].name == m->tools[i - 1].name) {
-      return Refuse("", absl::StrCat("duplicate tool name \"",
-                                     m->tools[i].name, "\""));
+      return Refuse(
+          "", absl::StrCat("duplicate tool name \"", m->tools[i].name, "\""));
     }
   }
   if (m->tools.empty()) return Refuse("", "the manifest declares no tools");
@@ -159,13 +168,21 @@ absl::StatusOr<Manifest> ParseManifest(absl::string_view manifest_json,
   m.format = format;
   absl::Status s;
   switch (format) {
-    case ManifestFormat::kOpenAI: s = ReadOpenAI(*doc, &m); break;
-    case ManifestFormat::kAnthropic: s = ReadAnthropic(*doc, &m); break;
-    case ManifestFormat::kMcp: s = ReadMcp(*doc, &m); break;
+    case ManifestFormat::kOpenAI:
+      s = ReadOpenAI(*doc, &m);
+      break;
+    case ManifestFormat::kAnthropic:
+      s = ReadAnthropic(*doc, &m);
+      break;
+    case ManifestFormat::kMcp:
+      s = ReadMcp(*doc, &m);
+      break;
     case ManifestFormat::kToolgate:
       s = manifest_internal::ReadToolgate(*doc, &m);
       break;
-    case ManifestFormat::kAuto: s = Refuse("", "format not detected"); break;
+    case ManifestFormat::kAuto:
+      s = Refuse("", "format not detected");
+      break;
   }
   if (!s.ok()) return s;
   if (s = CheckNames(&m); !s.ok()) return s;
@@ -206,29 +223,40 @@ std::string ManifestId(const Manifest& manifest) {
 
 absl::string_view ManifestFormatName(ManifestFormat format) {
   switch (format) {
-    case ManifestFormat::kAuto: return "auto";
-    case ManifestFormat::kToolgate: return "toolgate";
-    case ManifestFormat::kOpenAI: return "openai";
-    case ManifestFormat::kAnthropic: return "anthropic";
-    case ManifestFormat::kMcp: return "mcp";
+    case ManifestFormat::kAuto:
+      return "auto";
+    case ManifestFormat::kToolgate:
+      return "toolgate";
+    case ManifestFormat::kOpenAI:
+      return "openai";
+    case ManifestFormat::kAnthropic:
+      return "anthropic";
+    case ManifestFormat::kMcp:
+      return "mcp";
   }
   return "unknown";
 }
 
 absl::string_view OutputFormatName(OutputFormat format) {
   switch (format) {
-    case OutputFormat::kAuto: return "auto";
-    case OutputFormat::kMcp: return "mcp";
-    case OutputFormat::kJson: return "json";
+    case OutputFormat::kAuto:
+      return "auto";
+    case OutputFormat::kMcp:
+      return "mcp";
+    case OutputFormat::kJson:
+      return "json";
   }
   return "auto";
 }
 
 absl::string_view SideEffectName(SideEffect effect) {
   switch (effect) {
-    case SideEffect::kRead: return "read";
-    case SideEffect::kWrite: return "write";
-    case SideEffect::kDestructive: return "destructive";
+    case SideEffect::kRead:
+      return "read";
+    case SideEffect::kWrite:
+      return "write";
+    case SideEffect::kDestructive:
+      return "destructive";
   }
   return "write";
 }

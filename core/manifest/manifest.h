@@ -49,7 +49,7 @@ struct ToolPolicy {
 struct ToolSpec {
   std::string name;
   std::string description;
-  Json input_schema;                 // Object or boolean schema.
+  Json input_schema;  // Object or boolean schema.
   std::optional<Json> output_schema;
   SideEffect side_effect = SideEffect::kWrite;
   OutputFormat output_format = OutputFormat::kAuto;
@@ -70,7 +70,7 @@ struct RunSettings {
 
 struct Manifest {
   ManifestFormat format = ManifestFormat::kAuto;  // As detected.
-  std::vector<ToolSpec> tools;                     // Sorted by name.
+  std::vector<ToolSpec> tools;                    // Sorted by name.
   // Extra schema documents a $ref may reach, by absolute URI.
   std::map<std::string, Json> documents;
   RunSettings settings;

@@ -181,13 +181,14 @@ absl::Status ReadToolgateTool(const Json& v, const std::string& ptr,
   FieldReader t(v, ptr, "");
   if (auto s = t.ToolName(&spec->name); !s.ok()) return s;
   t.set_tool(spec->name);
-  if (auto s = t.OnlyKeys({"name", "description", "input_schema",
-                           "output_schema", "side_effect", "output_format",
-                           "policy"});
+  if (auto s =
+          t.OnlyKeys({"name", "description", "input_schema", "output_schema",
+                      "side_effect", "output_format", "policy"});
       !s.ok()) {
     return s;
   }
-  if (auto s = t.String("description", false, &spec->description); !s.ok()) return s;
+  if (auto s = t.String("description", false, &spec->description); !s.ok())
+    return s;
   const Json* in = nullptr;
   if (auto s = t.Schema("input_schema", true, &in); !s.ok()) return s;
   spec->input_schema = *in;
@@ -201,14 +202,18 @@ absl::Status ReadToolgateTool(const Json& v, const std::string& ptr,
   const Json* policy = nullptr;
   if (auto s = t.Object("policy", false, &policy); !s.ok() || !policy) return s;
   FieldReader p(*policy, ptr + "/policy", spec->name);
-  if (auto s = p.OnlyKeys({"format_assertion", "requires_approval"}); !s.ok()) return s;
-  if (auto s = p.Bool("format_assertion", &spec->policy.format_assertion); !s.ok()) return s;
+  if (auto s = p.OnlyKeys({"format_assertion", "requires_approval"}); !s.ok())
+    return s;
+  if (auto s = p.Bool("format_assertion", &spec->policy.format_assertion);
+      !s.ok())
+    return s;
   return p.Bool("requires_approval", &spec->policy.requires_approval);
 }
 
 absl::Status ReadSettings(const Json& v, RunSettings* out) {
   FieldReader r(v, "/settings", "");
-  if (auto s = r.OnlyKeys({"max_consecutive_rejects", "kill_switch"}); !s.ok()) return s;
+  if (auto s = r.OnlyKeys({"max_consecutive_rejects", "kill_switch"}); !s.ok())
+    return s;
   if (auto s = r.Int("max_consecutive_rejects", 1, 1000,
                      &out->max_consecutive_rejects);
       !s.ok()) {
@@ -218,8 +223,10 @@ absl::Status ReadSettings(const Json& v, RunSettings* out) {
   if (auto s = r.Object("kill_switch", false, &ks); !s.ok() || !ks) return s;
   FieldReader k(*ks, "/settings/kill_switch", "");
   if (auto s = k.OnlyKeys({"threshold", "window"}); !s.ok()) return s;
-  if (auto s = k.Int("window", 1, 1000, &out->kill_switch_window); !s.ok()) return s;
-  if (auto s = k.Int("threshold", 1, 1000, &out->kill_switch_threshold); !s.ok()) {
+  if (auto s = k.Int("window", 1, 1000, &out->kill_switch_window); !s.ok())
+    return s;
+  if (auto s = k.Int("threshold", 1, 1000, &out->kill_switch_threshold);
+      !s.ok()) {
     return s;
   }
   // Checked with defaults filled in: a window alone must still hold the
@@ -242,12 +249,14 @@ absl::Status ReadToolgate(const Json& doc, Manifest* m) {
   }
   std::string version;
   if (auto s = root.String("toolgate", true, &version); !s.ok()) return s;
-  if (version != "v1") return Refuse("/toolgate", "\"toolgate\" must be \"v1\"");
+  if (version != "v1")
+    return Refuse("/toolgate", "\"toolgate\" must be \"v1\"");
   const Json* tools = nullptr;
   if (auto s = root.Array("tools", true, &tools); !s.ok()) return s;
   for (size_t i = 0; i < tools->size(); ++i) {
     ToolSpec spec;
-    if (auto s = ReadToolgateTool((*tools)[i], absl::StrCat("/tools/", i), &spec);
+    if (auto s =
+            ReadToolgateTool((*tools)[i], absl::StrCat("/tools/", i), &spec);
         !s.ok()) {
       return s;
     }

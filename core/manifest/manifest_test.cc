@@ -69,9 +69,10 @@ TEST(Manifest, SameToolsInAnyFormatOrKeyOrderHaveOneId) {
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(ManifestId(*a), ManifestId(*b));
   EXPECT_THAT(ManifestId(*a), testing::MatchesRegex("sha256:[0-9a-f]{64}"));
-  auto c = ParseManifest(std::string(kAnthropic).replace(
-                             std::string(kAnthropic).find("Close"), 5, "Shut"),
-                         ManifestFormat::kAuto);
+  auto c = ParseManifest(
+      std::string(kAnthropic)
+          .replace(std::string(kAnthropic).find("Close"), 5, "Shut"),
+      ManifestFormat::kAuto);
   ASSERT_TRUE(c.ok());
   EXPECT_NE(ManifestId(*a), ManifestId(*c));
 }
@@ -123,9 +124,8 @@ TEST(Manifest, ToolgateCarriesPolicyDocumentsAndSettings) {
 }
 
 TEST(Manifest, OpenAIWithoutParametersTakesNoArguments) {
-  auto m = ParseManifest(
-      R"([{"type":"function","function":{"name":"ping"}}])",
-      ManifestFormat::kAuto);
+  auto m = ParseManifest(R"([{"type":"function","function":{"name":"ping"}}])",
+                         ManifestFormat::kAuto);
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->tools[0].input_schema["additionalProperties"], false);
   EXPECT_THAT(m->warnings, ElementsAre(HasSubstr("no parameters")));
@@ -165,7 +165,8 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"missing_schema", R"([{"name":"a"}])",
                 ManifestFormat::kAnthropic,
                 "at /0: tool \"a\": missing required field \"input_schema\""},
-        Refusal{"schema_not_object", R"({"tools":[{"name":"a","inputSchema":3}]})",
+        Refusal{"schema_not_object",
+                R"({"tools":[{"name":"a","inputSchema":3}]})",
                 ManifestFormat::kMcp, "/tools/0/inputSchema"},
         Refusal{"bad_type", R"([{"type":"func","function":{"name":"a"}}])",
                 ManifestFormat::kOpenAI, "at /0/type"},
@@ -193,7 +194,9 @@ INSTANTIATE_TEST_SUITE_P(
                 R"({"toolgate":"v1","tools":[{"name":"a","input_schema":{},
                   "output_format":"xml"}]})",
                 ManifestFormat::kToolgate, "output_format must be"}),
-    [](const testing::TestParamInfo<Refusal>& info) { return info.param.name; });
+    [](const testing::TestParamInfo<Refusal>& info) {
+      return info.param.name;
+    });
 
 }  // namespace
 }  // namespace toolgate

@@ -19,16 +19,16 @@ Run::Run(std::string id, std::shared_ptr<const Snapshot> snapshot,
 
 LoopState Run::Current() const {
   absl::MutexLock lock(&mu_);
-  return LoopState{consecutive_rejects_,
-                   max_rejects_ - consecutive_rejects_, breaker_open_};
+  return LoopState{consecutive_rejects_, max_rejects_ - consecutive_rejects_,
+                   breaker_open_};
 }
 
 LoopState Run::RecordReject() {
   absl::MutexLock lock(&mu_);
   if (consecutive_rejects_ < max_rejects_) ++consecutive_rejects_;
   if (consecutive_rejects_ >= max_rejects_) breaker_open_ = true;
-  return LoopState{consecutive_rejects_,
-                   max_rejects_ - consecutive_rejects_, breaker_open_};
+  return LoopState{consecutive_rejects_, max_rejects_ - consecutive_rejects_,
+                   breaker_open_};
 }
 
 LoopState Run::RecordAllow() {
@@ -83,10 +83,9 @@ absl::StatusOr<OpenedRun> RunRegistry::Open(
   if (!id.ok()) return id.status();
   if (!token.ok()) return token.status();
   OpenedRun opened;
-  opened.run = std::make_shared<Run>(absl::StrCat("run_", *id),
-                                     std::move(snapshot), std::string(model),
-                                     std::move(context), max_rejects,
-                                     *std::move(window));
+  opened.run = std::make_shared<Run>(
+      absl::StrCat("run_", *id), std::move(snapshot), std::string(model),
+      std::move(context), max_rejects, *std::move(window));
   opened.token = *token;
   absl::MutexLock lock(&mu_);
   if (runs_.size() >= options_.max_runs) {

@@ -28,7 +28,8 @@ TEST(RunRegistry, TokenIsCheckedAndNeverTreatedAsNoRun) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(runs.Authorize("run_nope", opened->token).status().code(),
             absl::StatusCode::kNotFound);
-  EXPECT_EQ(runs.Close(id, "wrong").code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(runs.Close(id, "wrong").code(),
+            absl::StatusCode::kPermissionDenied);
   EXPECT_TRUE(runs.Close(id, opened->token).ok());
   EXPECT_EQ(runs.Authorize(id, opened->token).status().code(),
             absl::StatusCode::kNotFound);
@@ -44,8 +45,10 @@ TEST(RunRegistry, BreakerCountsDownOpensAndResets) {
     int attempt, left;
     bool open;
   };
-  const Step steps[] = {{true, 1, 2, false},  {false, 0, 3, false},
-                        {true, 1, 2, false},  {true, 2, 1, false},
+  const Step steps[] = {{true, 1, 2, false},
+                        {false, 0, 3, false},
+                        {true, 1, 2, false},
+                        {true, 2, 1, false},
                         {true, 3, 0, true}};
   for (const Step& s : steps) {
     LoopState st = s.reject ? run.RecordReject() : run.RecordAllow();
@@ -85,13 +88,13 @@ TEST(RunRegistry, KillSwitchLatchesUntilResetAndIsPerRun) {
   EXPECT_FALSE(b->run->read_only());
   a->run->Reset();
   EXPECT_FALSE(a->run->read_only());
-  EXPECT_EQ(runs.Open(TestSnapshot(), "m", {}, RunLimits{0, -5, 0})
-                .status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      runs.Open(TestSnapshot(), "m", {}, RunLimits{0, -5, 0}).status().code(),
+      absl::StatusCode::kInvalidArgument);
   // Threshold above window is refused, not clamped.
-  EXPECT_EQ(runs.Open(TestSnapshot(), "m", {}, RunLimits{0, 4, 3})
-                .status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      runs.Open(TestSnapshot(), "m", {}, RunLimits{0, 4, 3}).status().code(),
+      absl::StatusCode::kInvalidArgument);
 }
 
 TEST(RunRegistry, RunsAreIsolated) {

@@ -25,7 +25,8 @@ absl::StatusOr<std::string> RandomHex(size_t bytes) {
 }
 
 bool SecretsEqual(absl::string_view a, absl::string_view b) {
-  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+  return a.size() == b.size() &&
+         CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 }  // namespace toolgate

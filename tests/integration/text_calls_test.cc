@@ -57,35 +57,44 @@ TEST_P(TextFormats, RoundTripToAllowWithExactArguments) {
 INSTANTIATE_TEST_SUITE_P(
     Table, TextFormats,
     ::testing::Values(
-        Format{"tag", "<tool_call>\n" + kCall + "\n</tool_call>", "tool_call_tag"},
+        Format{"tag", "<tool_call>\n" + kCall + "\n</tool_call>",
+               "tool_call_tag"},
         Format{"backtick_fence", "Calling it:\n```json\n" + kCall + "\n```\n",
                "fenced_block"},
-        Format{"tilde_fence_no_info", "~~~\n" + kCall + "\n~~~", "fenced_block"},
-        Format{"upper_case_info", "```JSON\n" + kCall + "\n```", "fenced_block"},
-        Format{"react", "Thought: raise it\nAction: update_ticket\nAction Input: " +
-                            std::string(kArgs),
+        Format{"tilde_fence_no_info", "~~~\n" + kCall + "\n~~~",
+               "fenced_block"},
+        Format{"upper_case_info", "```JSON\n" + kCall + "\n```",
+               "fenced_block"},
+        Format{"react",
+               "Thought: raise it\nAction: update_ticket\nAction Input: " +
+                   std::string(kArgs),
                "react"},
         Format{"bare_object_in_prose",
                "Sure {not json} I will now run " + kCall + " and report back.",
                "bare_object"},
-        Format{"string_arguments",
-               R"({"name":"update_ticket","arguments":"{\"ticket_id\":\"TCK-004242\",\"priority\":\"urgent\"}"})",
-               "bare_object"},
+        Format{
+            "string_arguments",
+            R"({"name":"update_ticket","arguments":"{\"ticket_id\":\"TCK-004242\",\"priority\":\"urgent\"}"})",
+            "bare_object"},
         Format{"example_in_reasoning_then_real",
                "<think>An example: {\"name\":\"update_ticket\",\"arguments\":"
                "{\"ticket_id\":\"TCK-000001\",\"priority\":\"low\"}}</think>\n"
-               "```json\n" + kCall + "\n```",
+               "```json\n" +
+                   kCall + "\n```",
                "fenced_block"},
         Format{"earlier_fence_is_scratchpad",
                "```json\n{\"name\":\"update_ticket\",\"arguments\":{}}\n```\n"
-               "Final:\n```json\n" + kCall + "\n```",
+               "Final:\n```json\n" +
+                   kCall + "\n```",
                "fenced_block"},
         Format{"braces_and_backticks_in_strings",
                R"(```json
 {"name":"update_ticket","arguments":{"ticket_id":"TCK-004242","priority":"urgent"}}
 ```)",
                "fenced_block"}),
-    [](const ::testing::TestParamInfo<Format>& info) { return info.param.name; });
+    [](const ::testing::TestParamInfo<Format>& info) {
+      return info.param.name;
+    });
 
 struct Damage {
   std::string name;
@@ -104,37 +113,47 @@ TEST_P(DamagedCalls, AllowOnlyUnderSyntaxRepairWithRepairsListed) {
       ValidateText(GetParam().text, v1::REPAIR_POLICY_SYNTAX_REPAIR);
   ASSERT_EQ(repaired.decision(), v1::DECISION_ALLOW) << repaired.DebugString();
   EXPECT_EQ(repaired.calls(0).arguments_json(), kArgs);
-  EXPECT_THAT(repaired.calls(0).repairs(), ElementsAreArray(GetParam().repairs));
+  EXPECT_THAT(repaired.calls(0).repairs(),
+              ElementsAreArray(GetParam().repairs));
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Table, DamagedCalls,
     ::testing::Values(
-        Damage{"trailing_comma",
-               R"({"name":"update_ticket","arguments":{"ticket_id":"TCK-004242","priority":"urgent",},})",
-               {"trailing_comma"}},
-        Damage{"single_quotes",
-               R"({'name':'update_ticket','arguments':{'ticket_id':'TCK-004242','priority':'urgent'}})",
-               {"single_quotes"}},
+        Damage{
+            "trailing_comma",
+            R"({"name":"update_ticket","arguments":{"ticket_id":"TCK-004242","priority":"urgent",},})",
+            {"trailing_comma"}},
+        Damage{
+            "single_quotes",
+            R"({'name':'update_ticket','arguments':{'ticket_id':'TCK-004242','priority':'urgent'}})",
+            {"single_quotes"}},
         Damage{"smart_quotes",
-               "{\xe2\x80\x9cname\xe2\x80\x9d:\xe2\x80\x9cupdate_ticket\xe2\x80\x9d,"
-               "\"arguments\":{\"ticket_id\":\"TCK-004242\",\"priority\":\"urgent\"}}",
+               "{\xe2\x80\x9cname\xe2\x80\x9d:\xe2\x80\x9cupdate_"
+               "ticket\xe2\x80\x9d,"
+               "\"arguments\":{\"ticket_id\":\"TCK-004242\",\"priority\":"
+               "\"urgent\"}}",
                {"smart_quotes"}},
-        Damage{"unquoted_keys",
-               R"({name:"update_ticket",arguments:{ticket_id:"TCK-004242",priority:"urgent"}})",
-               {"unquoted_key"}},
-        Damage{"comments",
-               "{\"name\":\"update_ticket\", // the tool\n\"arguments\":{/* id */"
-               "\"ticket_id\":\"TCK-004242\",\"priority\":\"urgent\"}}",
-               {"comment"}}),
-    [](const ::testing::TestParamInfo<Damage>& info) { return info.param.name; });
+        Damage{
+            "unquoted_keys",
+            R"({name:"update_ticket",arguments:{ticket_id:"TCK-004242",priority:"urgent"}})",
+            {"unquoted_key"}},
+        Damage{
+            "comments",
+            "{\"name\":\"update_ticket\", // the tool\n\"arguments\":{/* id */"
+            "\"ticket_id\":\"TCK-004242\",\"priority\":\"urgent\"}}",
+            {"comment"}}),
+    [](const ::testing::TestParamInfo<Damage>& info) {
+      return info.param.name;
+    });
 
 TEST_F(TextCallsTest, TruncationAtEveryByteNeverAllows) {
   const std::string full = "```json\n" + kCall + "\n```";
   for (size_t cut = 0; cut < full.size(); ++cut) {
     for (v1::RepairPolicy policy :
          {v1::REPAIR_POLICY_STRICT, v1::REPAIR_POLICY_SYNTAX_REPAIR}) {
-      v1::ValidateToolCallResponse r = ValidateText(full.substr(0, cut), policy);
+      v1::ValidateToolCallResponse r =
+          ValidateText(full.substr(0, cut), policy);
       EXPECT_NE(r.decision(), v1::DECISION_ALLOW) << "cut at " << cut;
     }
   }
@@ -178,7 +197,8 @@ TEST_F(TextCallsTest, BreakerCountsUnparseableAndInvalidAlikeAcrossRuns) {
   EXPECT_EQ(r1.attempts_left(), 2);
   v1::ValidateToolCallResponse r2 = text(a, invalid);
   EXPECT_EQ(r2.attempts_left(), 1);
-  EXPECT_THAT(r2.repair_prompt(), ::testing::HasSubstr("\"received\":\"\\\"critial\\\"\""));
+  EXPECT_THAT(r2.repair_prompt(),
+              ::testing::HasSubstr("\"received\":\"\\\"critial\\\"\""));
   EXPECT_THAT(r2.repair_prompt(), ::testing::HasSubstr("\"attempt\":\"2/3\""));
   EXPECT_EQ(text(a, "{\"name\":").attempts_left(), 0);
   v1::ValidateToolCallResponse stopped = text(a, kCall);
