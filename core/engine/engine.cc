@@ -21,6 +21,19 @@ auto Guarded(absl::string_view rpc, Fn fn) -> decltype(fn()) {
   }
 }
 
+// What the caller learns about one call: for an ALLOW, exactly the value
+// that was validated, in canonical form.
+CallReport ToReport(CheckedCall& c) {
+  CallReport report;
+  report.id = c.raw.id;
+  report.name = c.raw.name;
+  if (c.raw.error.ok()) report.arguments_json = CanonicalJson(c.raw.arguments);
+  report.repairs = std::move(c.raw.repairs);
+  report.source = c.raw.source;
+  report.candidates_seen = c.raw.candidates_seen;
+  return report;
+}
+
 }  // namespace
 
 absl::StatusOr<ValidateCallResponse> Engine::ValidateToolCall(
@@ -173,21 +186,11 @@ absl::StatusOr<ValidateCallResponse> Engine::DoValidateToolCall(
       CheckToolCalls(*target->snapshot, ReadCalls(request), gate_options);
   response.decision = result.decision;
   response.stop_reason = result.stop_reason;
-  response.violations = result.violations;
+  response.violations = std::move(result.violations);
   if (target->run != nullptr && target->run->read_only()) {
     ApplyKillSwitch(*target->run, result, &response);
   }
-  for (CheckedCall& c : result.calls) {
-    CallReport report;
-    report.id = c.raw.id;
-    report.name = c.raw.name;
-    if (c.raw.error.ok())
-      report.arguments_json = CanonicalJson(c.raw.arguments);
-    report.repairs = std::move(c.raw.repairs);
-    report.source = c.raw.source;
-    report.candidates_seen = c.raw.candidates_seen;
-    response.calls.push_back(std::move(report));
-  }
+  for (CheckedCall& c : result.calls) response.calls.push_back(ToReport(c));
   ApplyLoop(target->run.get(), &response);
   AuditCall(response, *target);
   return response;

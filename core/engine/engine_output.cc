@@ -6,6 +6,43 @@
 
 namespace toolgate {
 
+namespace {
+
+output::OutputSpec SpecFor(const CompiledTool& tool) {
+  output::OutputSpec spec;
+  spec.output_schema = tool.output.get();
+  switch (tool.spec.output_format) {
+    case OutputFormat::kMcp:
+      spec.format = output::ResultFormat::kMcp;
+      break;
+    case OutputFormat::kJson:
+      spec.format = output::ResultFormat::kPlain;
+      break;
+    case OutputFormat::kAuto:
+      spec.format = output::ResultFormat::kDetect;
+      break;
+  }
+  return spec;
+}
+
+AuditRecord OutputAudit(const ValidateOutputRequest& request,
+                        const ValidateOutputResponse& response) {
+  AuditRecord record;
+  record.audit_id = response.audit_id;
+  record.rpc = "ValidateToolOutput";
+  record.decision = response.result.verdict == output::OutputVerdict::kValid
+                        ? "VALID"
+                        : "INVALID";
+  record.stop_reason = response.result.stop_reason;
+  record.tools.push_back(request.tool_name);
+  for (const auto& v : response.result.violations) {
+    record.codes.push_back(v.code);
+  }
+  return record;
+}
+
+}  // namespace
+
 absl::StatusOr<ValidateOutputResponse> Engine::DoValidateToolOutput(
     const ValidateOutputRequest& request) {
   absl::StatusOr<Target> target =
@@ -16,23 +53,9 @@ absl::StatusOr<ValidateOutputResponse> Engine::DoValidateToolOutput(
   if (!audit_id.ok()) return audit_id.status();
   response.audit_id = *std::move(audit_id);
 
-  const Snapshot& snapshot = *target->snapshot;
-  const CompiledTool* tool = snapshot.FindTool(request.tool_name);
-  output::OutputSpec spec;
-  if (tool != nullptr) {
-    spec.output_schema = tool->output.get();
-    switch (tool->spec.output_format) {
-      case OutputFormat::kMcp:
-        spec.format = output::ResultFormat::kMcp;
-        break;
-      case OutputFormat::kJson:
-        spec.format = output::ResultFormat::kPlain;
-        break;
-      case OutputFormat::kAuto:
-        spec.format = output::ResultFormat::kDetect;
-        break;
-    }
-  }
+  const CompiledTool* tool = target->snapshot->FindTool(request.tool_name);
+  const output::OutputSpec spec =
+      tool == nullptr ? output::OutputSpec() : SpecFor(*tool);
   output::OutputRequest checked;
   checked.tool_name = request.tool_name;
   checked.content_type = request.content_type;
@@ -42,23 +65,13 @@ absl::StatusOr<ValidateOutputResponse> Engine::DoValidateToolOutput(
   output::OutputLimits limits;
   limits.max_body_bytes = options_.limits.max_bytes;
   limits.max_depth = options_.limits.max_depth;
+  // A tool absent from the snapshot is passed as no spec: unknown_tool.
   response.result = output::ValidateToolOutput(
       checked, tool == nullptr ? nullptr : &spec, limits);
   if (target->run != nullptr) {
     response.read_only = target->run->RecordOutput(response.result.verdict);
   }
-
-  AuditRecord record;
-  record.audit_id = response.audit_id;
-  record.rpc = "ValidateToolOutput";
-  record.decision = response.result.verdict == output::OutputVerdict::kValid
-                        ? "VALID"
-                        : "INVALID";
-  record.stop_reason = response.result.stop_reason;
-  record.tools.push_back(request.tool_name);
-  for (const auto& v : response.result.violations)
-    record.codes.push_back(v.code);
-  Audit(std::move(record), *target);
+  Audit(OutputAudit(request, response), *target);
   return response;
 }
 
