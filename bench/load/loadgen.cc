@@ -10,6 +10,8 @@
 //
 // Exit status: 0 when every request succeeded, 1 when some failed, 2 when
 // the run could not start (bad flags, no server).
+#include <sys/resource.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -158,11 +160,26 @@ void StartWatchdog(const LoadgenOptions& options) {
   }).detach();
 }
 
-// Runs the workers from one common start; returns the elapsed wall time.
-double RunWorkers(Shared& shared, const LoadgenOptions& options,
+// User + system CPU seconds of this whole process (gRPC's threads too).
+double ProcessCpuSeconds() {
+  struct rusage u {};
+  getrusage(RUSAGE_SELF, &u);
+  auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  return seconds(u.ru_utime) + seconds(u.ru_stime);
+}
+
+struct Window {
+  double elapsed_seconds = 0;
+  double cpu_seconds = 0;
+};
+
+// Runs the workers from one common start; returns the elapsed wall time
+// and the CPU this process used meanwhile.
+Window RunWorkers(Shared& shared, const LoadgenOptions& options,
                   const std::vector<std::vector<Item>>& items,
                   std::vector<WorkerStats>* stats) {
   std::vector<std::thread> threads;
+  const double cpu_start = ProcessCpuSeconds();
   const Clock::time_point start = Clock::now();
   shared.stop_at = start + std::chrono::seconds(options.duration_seconds);
   for (int w = 0; w < options.concurrency; ++w) {
@@ -172,7 +189,8 @@ double RunWorkers(Shared& shared, const LoadgenOptions& options,
                          static_cast<size_t>(w), &(*stats)[w]);
   }
   for (std::thread& t : threads) t.join();
-  return std::chrono::duration<double>(Clock::now() - start).count();
+  return Window{std::chrono::duration<double>(Clock::now() - start).count(),
+                ProcessCpuSeconds() - cpu_start};
 }
 
 int Main(const LoadgenOptions& options) {
@@ -199,11 +217,12 @@ int Main(const LoadgenOptions& options) {
     items.push_back(*std::move(built));
   }
   std::vector<WorkerStats> stats(options.concurrency);
-  const double elapsed = RunWorkers(shared, options, items, &stats);
+  const Window window = RunWorkers(shared, options, items, &stats);
   for (const std::vector<Item>& worker_items : items) {
     CloseRuns(*stub, worker_items, shared.rpc_timeout);
   }
-  LoadReport report = Merge(options, elapsed, stats);
+  LoadReport report = Merge(options, window.elapsed_seconds, stats);
+  report.client_cpu_seconds = window.cpu_seconds;
   std::cout << HumanLine(report) << "\n" << JsonLine(report) << std::endl;
   return report.errors == 0 && report.requests > 0 ? 0 : 1;
 }

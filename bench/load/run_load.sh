@@ -83,14 +83,31 @@ loadgen() {
 echo "== warm-up ${WARMUP}s (discarded)" >&2
 loadgen --mix=mixed --concurrency=2 --duration_seconds="$WARMUP" >/dev/null
 
+# CPU accounting, in clock ticks: the server's own (from /proc/PID/stat)
+# and the whole machine's busy time (from /proc/stat). Busy time minus the
+# server's and the client's is what other processes took during a run.
+server_ticks() { awk '{print $14 + $15}' "/proc/$SERVER_PID/stat"; }
+busy_ticks() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
+TCK="$(getconf CLK_TCK)"
+
 : >"$RESULTS"
 failed=0
 for run in $RUNS; do
   for c in $CONCURRENCY; do
+    s0="$(server_ticks)"
+    b0="$(busy_ticks)"
     out="$(loadgen --mode="${run%%:*}" --mix="${run##*:}" --concurrency="$c" \
       --duration_seconds="$DURATION" --label="$run/c$c")" || failed=1
+    s1="$(server_ticks)"
+    b1="$(busy_ticks)"
     echo "$out" | head -n 1 >&2
-    echo "$out" | tail -n 1 >>"$RESULTS"
+    echo "$out" | tail -n 1 | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+tck = float(sys.argv[1])
+d["server_cpu_s"] = round((int(sys.argv[3]) - int(sys.argv[2])) / tck, 2)
+d["machine_busy_s"] = round((int(sys.argv[5]) - int(sys.argv[4])) / tck, 2)
+print(json.dumps(d))' "$TCK" "$s0" "$s1" "$b0" "$b1" >>"$RESULTS"
   done
 done
 stop_server
@@ -99,7 +116,8 @@ python3 - "$RESULTS" <<'PY'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 head = ("mode", "mix", "conc", "requests", "errors", "QPS",
-        "p50 us", "p90 us", "p99 us", "max us", "decisions")
+        "p50 us", "p90 us", "p99 us", "max us",
+        "server CPU", "client CPU", "other CPU", "decisions")
 print("| " + " | ".join(head) + " |")
 print("|" + "|".join("---" for _ in head) + "|")
 for r in rows:
@@ -107,9 +125,14 @@ for r in rows:
     dec = " ".join(f"{k}={v}" for k, v in r["decisions"].items() if v)
     if r["unexpected"]:
         dec += f" unexpected={r['unexpected']}"
+    t = r["elapsed_s"]
+    other = r["machine_busy_s"] - r["server_cpu_s"] - r["client_cpu_s"]
+    # CPU as % of one core over the run (the machine has nproc * 100%).
+    pct = lambda s: f"{100 * s / t:.0f}%"
     cells = (r["mode"], r["mix"], r["concurrency"], r["requests"], r["errors"],
              f"{r['qps']:.0f}", lat["p50"], lat["p90"], lat["p99"], lat["max"],
-             dec)
+             pct(r["server_cpu_s"]), pct(r["client_cpu_s"]),
+             pct(max(other, 0)), dec)
     print("| " + " | ".join(str(c) for c in cells) + " |")
 PY
 echo

@@ -63,7 +63,8 @@ std::string HumanLine(const LoadReport& r) {
     absl::StrAppend(&line, " ", DecisionLabel(d), "=", r.decisions[d]);
   }
   absl::StrAppend(&line, " unexpected=", r.unexpected,
-                  " run_resets=", r.run_resets);
+                  " run_resets=", r.run_resets,
+                  absl::StrFormat(" client_cpu=%.2fs", r.client_cpu_seconds));
   for (const auto& [code, n] : r.error_codes) {
     absl::StrAppend(&line, " error[", code, "]=", n);
   }
@@ -95,6 +96,7 @@ std::string JsonLine(const LoadReport& r) {
       {"decisions", decisions},
       {"unexpected", r.unexpected},
       {"run_resets", r.run_resets},
+      {"client_cpu_s", std::round(r.client_cpu_seconds * 1000) / 1000},
       {"error_codes", r.error_codes}};
   return j.dump();
 }

@@ -47,6 +47,9 @@ struct LoadReport {
   DecisionCounts decisions{};
   std::map<std::string, int64_t> error_codes;  // gRPC code name -> count.
   LatencySummary latency;    // Over all completed RPCs.
+  // CPU (user + system) this process used during the measured window: on
+  // a small machine the client's share is capacity the server did not get.
+  double client_cpu_seconds = 0;
   double qps() const {
     return elapsed_seconds > 0 ? requests / elapsed_seconds : 0;
   }
