@@ -11,7 +11,8 @@
 # Environment: DURATION (seconds per run, default 10), WARMUP (default 3),
 # CONCURRENCY (default "1 2 8"), RUNS (mode:mix pairs, default
 # "stateless:allow stateless:reject stateless:text run:allow"), PIN,
-# RESULTS (also keep the JSON lines in this file).
+# RESULTS (also keep the JSON lines in this file), COMMIT (printed when
+# the tree is not a git checkout, e.g. a `git archive` export).
 #
 # Client and server share this machine's cores: the numbers are for the
 # pair, not for the server alone. See bench/README.md.
@@ -49,7 +50,8 @@ cp "$BIN/server/toolgate" "$BIN/bench/load/loadgen" "$WORK/"
 
 echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) nproc=$(nproc)" \
   "cpu=\"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)\"" \
-  "commit=$(git rev-parse --short HEAD) pin=$PIN" \
+  "commit=$(git rev-parse --short HEAD 2>/dev/null || echo "${COMMIT:-unknown}")" \
+  "pin=$PIN" \
   "load=\"$(cut -d' ' -f1-3 /proc/loadavg)\"" >&2
 
 # exec, so that $! is the server itself and SIGTERM reaches it (not a
