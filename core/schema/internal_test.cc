@@ -190,16 +190,19 @@ TEST(DecimalTest, MultipleOfIsExactOnWrittenDecimals) {
   }
 }
 
-TEST(JsonValueTest, EqualityAndHashAgreeAcrossNumberStorage) {
+TEST(JsonValueTest, EqualityAndOrderAgreeAcrossNumberStorage) {
   const std::vector<std::pair<const char*, const char*>> equal = {
       {"1", "1.0"}, {"-0.0", "0"}, {"[1,{\"a\":2.0}]", "[1.0,{\"a\":2}]"}};
   for (const auto& [a, b] : equal) {
     const Json x = Json::parse(a), y = Json::parse(b);
     EXPECT_TRUE(JsonEqual(x, y)) << a << " vs " << b;
-    EXPECT_EQ(JsonHash(x), JsonHash(y)) << a << " vs " << b;
+    EXPECT_EQ(JsonCompare(x, y), 0) << a << " vs " << b;
   }
   EXPECT_FALSE(JsonEqual(Json::parse("1"), Json::parse("true")));
   EXPECT_FALSE(JsonEqual(Json::parse("[1]"), Json::parse("[1,1]")));
+  EXPECT_LT(JsonCompare(Json::parse("[1]"), Json::parse("[1,1]")), 0);
+  EXPECT_GT(JsonCompare(Json::parse("{\"b\":1}"), Json::parse("{\"a\":1}")), 0);
+  EXPECT_LT(JsonCompare(Json::parse("null"), Json::parse("false")), 0);
   Json big = Json::array();
   for (int i = 0; i < 10000; ++i) big.push_back(i);
   size_t i = 0, j = 0;

@@ -56,10 +56,6 @@ u128 PowMod(u128 base, int exp, u128 m) {
   return result;
 }
 
-size_t HashCombine(size_t seed, size_t h) {
-  return seed ^ (h + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2));
-}
-
 }  // namespace
 
 bool IsNumber(const Json& v) { return v.is_number(); }
@@ -143,42 +139,60 @@ bool JsonEqual(const Json& a, const Json& b) {
   }
 }
 
-size_t JsonHash(const Json& v) {
-  switch (v.type()) {
-    case Json::value_t::null: return 0x51;
-    case Json::value_t::boolean: return v.get<bool>() ? 0x77 : 0x78;
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-    case Json::value_t::number_float: {
-      const long double x = ToNumber(v).value;
-      // Equal numbers must hash equally whatever their storage.
-      if (x == std::floor(x)) {
-        if (x >= -9.2e18L && x <= 9.2e18L) {
-          return std::hash<int64_t>()(static_cast<int64_t>(x));
-        }
-        if (x > 0 && x < 1.8e19L) {
-          return std::hash<uint64_t>()(static_cast<uint64_t>(x));
-        }
-      }
-      return std::hash<double>()(static_cast<double>(x));
+namespace {
+
+int TypeRank(const Json& v) {
+  if (v.is_null()) return 0;
+  if (v.is_boolean()) return 1;
+  if (v.is_number()) return 2;
+  if (v.is_string()) return 3;
+  if (v.is_array()) return 4;
+  return 5;
+}
+
+template <typename T>
+int Three(const T& a, const T& b) {
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+int CompareArrays(const Json::array_t& x, const Json::array_t& y) {
+  for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
+    if (int c = JsonCompare(x[i], y[i]); c != 0) return c;
+  }
+  return Three(x.size(), y.size());
+}
+
+int CompareObjects(const Json::object_t& x, const Json::object_t& y) {
+  // Both maps iterate in key order.
+  auto i = x.begin();
+  auto j = y.begin();
+  for (; i != x.end() && j != y.end(); ++i, ++j) {
+    if (int c = i->first.compare(j->first); c != 0) return c < 0 ? -1 : 1;
+    if (int c = JsonCompare(i->second, j->second); c != 0) return c;
+  }
+  return Three(x.size(), y.size());
+}
+
+}  // namespace
+
+int JsonCompare(const Json& a, const Json& b) {
+  const int ra = TypeRank(a), rb = TypeRank(b);
+  if (ra != rb) return Three(ra, rb);
+  switch (ra) {
+    case 0: return 0;
+    case 1: return Three(a.get<bool>(), b.get<bool>());
+    case 2: return Three(ToNumber(a).value, ToNumber(b).value);
+    case 3: {
+      const int c = a.get_ref<const std::string&>().compare(
+          b.get_ref<const std::string&>());
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
     }
-    case Json::value_t::string:
-      return std::hash<std::string>()(v.get_ref<const std::string&>());
-    case Json::value_t::array: {
-      size_t h = 0xa11;
-      for (const Json& e : v) h = HashCombine(h, JsonHash(e));
-      return h;
-    }
-    case Json::value_t::object: {
-      size_t h = 0x0b1;
-      for (const auto& [k, e] : v.get_ref<const Json::object_t&>()) {
-        h = HashCombine(h, std::hash<std::string>()(k));
-        h = HashCombine(h, JsonHash(e));
-      }
-      return h;
-    }
+    case 4:
+      return CompareArrays(a.get_ref<const Json::array_t&>(),
+                           b.get_ref<const Json::array_t&>());
     default:
-      return 0;
+      return CompareObjects(a.get_ref<const Json::object_t&>(),
+                            b.get_ref<const Json::object_t&>());
   }
 }
 
@@ -204,16 +218,19 @@ bool FindDuplicate(const Json& array, size_t* first, size_t* second) {
     }
     return false;
   }
-  std::vector<std::pair<size_t, size_t>> keyed(n);
-  for (size_t i = 0; i < n; ++i) keyed[i] = {JsonHash(items[i]), i};
-  std::sort(keyed.begin(), keyed.end());
-  for (size_t i = 0; i < n; ++i) {
-    for (size_t j = i + 1; j < n && keyed[j].first == keyed[i].first; ++j) {
-      if (JsonEqual(items[keyed[i].second], items[keyed[j].second])) {
-        *first = std::min(keyed[i].second, keyed[j].second);
-        *second = std::max(keyed[i].second, keyed[j].second);
-        return true;
-      }
+  // Sorting by a total order consistent with JsonEqual: O(n log n)
+  // comparisons whatever the items are. (A hash would let crafted
+  // collisions make this quadratic.)
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return JsonCompare(items[x], items[y]) < 0;
+  });
+  for (size_t k = 1; k < n; ++k) {
+    if (JsonCompare(items[order[k - 1]], items[order[k]]) == 0) {
+      *first = std::min(order[k - 1], order[k]);
+      *second = std::max(order[k - 1], order[k]);
+      return true;
     }
   }
   return false;

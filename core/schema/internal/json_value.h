@@ -44,14 +44,16 @@ bool IsMultipleOf(const Decimal& value, const Decimal& divisor);
 
 // Equality as JSON Schema defines it (numbers by value, objects unordered).
 bool JsonEqual(const Json& a, const Json& b);
-// Hash consistent with JsonEqual.
-size_t JsonHash(const Json& v);
+// A total order consistent with JsonEqual (0 exactly when equal): type
+// rank, then numbers by value, strings by bytes, arrays and objects
+// lexicographically.
+int JsonCompare(const Json& a, const Json& b);
 
 // Length in Unicode code points of valid UTF-8.
 size_t CodePointLength(const std::string& s);
 
 // Finds two equal items; returns false when all are unique, else sets
-// *first/*second to their indexes. O(n log n).
+// *first/*second to their indexes. O(n log n) comparisons for any input.
 bool FindDuplicate(const Json& array, size_t* first, size_t* second);
 
 // Shortest round-trip text of a number ("0.1", "10", "1e+308").
