@@ -1,0 +1,53 @@
+// Compiling pattern and format: the string keywords that need an engine
+// set up at compile time (RE2 via the ECMA-262 translator, format checkers).
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/schema/internal/compiler_impl.h"
+#include "core/schema/internal/format.h"
+#include "core/schema/internal/regex.h"
+
+namespace toolgate {
+namespace schema {
+namespace internal {
+
+absl::Status Compiler::Pattern(const Ctx& c) {
+  if (!Has(c, "pattern", kVocabValidation)) return absl::OkStatus();
+  const Json& s = *c.schema;
+  const std::string where = Join(c.where, "pattern");
+  if (!s["pattern"].is_string()) return Refuse(where, "must be a string");
+  auto re = CompileEcmaRegex(s["pattern"].get<std::string>(), where);
+  if (!re.ok()) return re.status();
+  Instr& ins = Add(c, Op::kPattern, "pattern", kString);
+  ins.patterns.push_back(PatternChild{*std::move(re),
+                                      s["pattern"].get<std::string>(), where,
+                                      nullptr});
+  ins.expected = absl::StrCat("a string matching /",
+                              s["pattern"].get<std::string>(), "/");
+  return absl::OkStatus();
+}
+
+// Only when CompileOptions::format_assertion; otherwise an annotation.
+absl::Status Compiler::FormatAssertion(const Ctx& c) {
+  const Json& s = *c.schema;
+  const bool format_vocab =
+      c.resource->vocab & (kVocabFormatAnnotation | kVocabFormatAssertion);
+  if (!s.contains("format") || !format_vocab || !options_.format_assertion) {
+    return absl::OkStatus();
+  }
+  if (!s["format"].is_string()) {
+    return Refuse(Join(c.where, "format"), "must be a string");
+  }
+  const Format f = FormatFromName(s["format"].get<std::string>());
+  if (f != Format::kUnknown) {
+    Instr& ins = Add(c, Op::kFormat, "format", kString);
+    ins.format = static_cast<int>(f);
+    ins.expected = absl::StrCat("format ", s["format"].get<std::string>());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace internal
+}  // namespace schema
+}  // namespace toolgate

@@ -1,0 +1,122 @@
+// The Compiler class behind CompileProgram(), shared by the compiler*.cc
+// files that split it by keyword family; nothing outside the compiler uses
+// it.
+//
+// Thread-safety: one Compiler per compilation.
+#ifndef TOOLGATE_CORE_SCHEMA_INTERNAL_COMPILER_IMPL_H_
+#define TOOLGATE_CORE_SCHEMA_INTERNAL_COMPILER_IMPL_H_
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/schema/internal/program.h"
+#include "core/schema/internal/registry.h"
+#include "core/schema/schema.h"
+
+namespace toolgate {
+namespace schema {
+namespace internal {
+
+class Compiler {
+ public:
+  Compiler(const CompileOptions& options, Program* program)
+      : options_(options), registry_(options), program_(program) {}
+
+  absl::Status Run(const Json& schema);
+
+ private:
+  // Where a keyword of the node being compiled lives, and its context.
+  // Copied out of the registry, which may grow (and move) while a $ref
+  // loads another document.
+  struct ResInfo {
+    std::string uri;
+    Dialect dialect;
+    uint32_t vocab;
+  };
+  struct Ctx {
+    Node* node;
+    Location loc;
+    std::string where;  // Registry::Where(loc).
+    const ResInfo* resource;
+    const Json* schema;
+  };
+  // A dependency keyword, and whether its entries may be property lists
+  // (dependentRequired) and/or schemas (dependentSchemas).
+  struct DependencyKeyword {
+    absl::string_view kw;
+    bool names, schemas;
+    uint32_t vocab;
+  };
+
+  // compiler.cc: the worklist of subschemas, and what every keyword uses.
+  absl::StatusOr<const Node*> NodeFor(const Location& loc);
+  absl::StatusOr<const Node*> Sub(const Ctx& c, absl::string_view kw);
+  absl::StatusOr<const Node*> SubAt(const Ctx& c, const std::string& ptr);
+  absl::Status Drain();
+  absl::Status CompileNode(Node* node, const Location& loc);
+  absl::Status Keywords(const Ctx& c);
+  Instr& Add(const Ctx& c, Op op, absl::string_view kw, uint8_t applies);
+  bool Has(const Ctx& c, absl::string_view kw, uint32_t vocab) const;
+  absl::StatusOr<uint64_t> Count(const Ctx& c, absl::string_view kw) const;
+  absl::StatusOr<JsonNumber> Number(const Ctx& c, absl::string_view kw) const;
+  // INVALID_ARGUMENT "schema refused at <where>: <why>".
+  static absl::Status Refuse(absl::string_view where, absl::string_view why);
+  // `ptr` with one more token, escaped.
+  static std::string Join(const std::string& ptr, absl::string_view token);
+
+  // compiler_validation.cc: assertions on the value itself.
+  absl::Status Scalars(const Ctx& c);
+  absl::Status Type(const Ctx& c, const Json& v);
+  absl::Status Enum(const Ctx& c);
+  absl::Status Numbers(const Ctx& c);
+  absl::Status StringLengths(const Ctx& c);
+  absl::Status ArrayCounts(const Ctx& c);
+  absl::Status ObjectCounts(const Ctx& c);
+
+  // compiler_formats.cc.
+  absl::Status Pattern(const Ctx& c);
+  absl::Status FormatAssertion(const Ctx& c);
+
+  // compiler_applicators.cc: keywords with subschemas.
+  absl::Status Items(const Ctx& c);
+  absl::Status Contains(const Ctx& c);
+  absl::Status PropertyNames(const Ctx& c);
+  absl::Status Members(const Ctx& c);
+  absl::Status MemberSchemas(const Ctx& c, absl::string_view kw, Instr* ins,
+                             std::vector<std::string>* allowed);
+  absl::Status Dependencies(const Ctx& c);
+  absl::Status Dependency(const Ctx& c, const DependencyKeyword& src,
+                          const std::string& prop, const Json& dep,
+                          int* names, int* schemas);
+  absl::Status Combinators(const Ctx& c);
+  absl::Status Conditionals(const Ctx& c);
+  absl::Status Unevaluated(const Ctx& c);
+
+  // compiler_refs.cc: $ref, $dynamicRef and the dynamic scope.
+  absl::Status Refs(const Ctx& c);
+  absl::Status Ref(const Ctx& c, absl::string_view kw);
+  void BuildDynamicTables();
+
+  // compiler_graph.cc: passes over the finished graph.
+  absl::Status CheckCycles();
+  void Optimize();
+
+  const CompileOptions& options_;
+  Registry registry_;
+  Program* program_;
+  absl::flat_hash_map<std::string, Node*> by_location_;
+  std::deque<std::pair<Node*, Location>> pending_;
+};
+
+}  // namespace internal
+}  // namespace schema
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_SCHEMA_INTERNAL_COMPILER_IMPL_H_
