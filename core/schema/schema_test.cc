@@ -219,6 +219,22 @@ std::string Nested(int depth) {
   return s;
 }
 
+TEST(FormatAssertionTest, UnknownOrUnsupportedFormatsAreRefusedNotIgnored) {
+  CompileOptions asserting;
+  asserting.format_assertion = true;
+  for (const char* format : {"idn-email", "iri", "date_time", "uri-template"}) {
+    auto s = Schema::Compile(
+        J(absl::StrCat(R"({"properties":{"x":{"format":")", format, "\"}}}")),
+        asserting);
+    ASSERT_FALSE(s.ok()) << format;
+    EXPECT_THAT(std::string(s.status().message()),
+                HasSubstr("/properties/x/format"));
+    EXPECT_THAT(std::string(s.status().message()), HasSubstr("cannot be asserted"));
+    // As an annotation (the default), any format name compiles.
+    EXPECT_TRUE(Schema::Compile(J(absl::StrCat(R"({"format":")", format, "\"}"))).ok());
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Hostile, RefusalTest,
     ::testing::Values(

@@ -11,6 +11,11 @@
 namespace toolgate {
 namespace schema {
 namespace internal {
+namespace {
+constexpr absl::string_view kAssertedFormats =
+    "date-time, date, time, duration, email, hostname, ipv4, ipv6, uri, "
+    "uri-reference, uuid, json-pointer, regex";
+}  // namespace
 
 absl::Status Compiler::Pattern(const Ctx& c) {
   if (!Has(c, "pattern", kVocabValidation)) return absl::OkStatus();
@@ -40,11 +45,17 @@ absl::Status Compiler::FormatAssertion(const Ctx& c) {
     return Refuse(Join(c.where, "format"), "must be a string");
   }
   const Format f = FormatFromName(s["format"].get<std::string>());
-  if (f != Format::kUnknown) {
-    Instr& ins = Add(c, Op::kFormat, "format", kString);
-    ins.format = static_cast<int>(f);
-    ins.expected = absl::StrCat("format ", s["format"].get<std::string>());
+  if (f == Format::kUnknown) {
+    // Asked to assert a format it cannot check (or a misspelt one), the
+    // engine refuses rather than let every value through.
+    return Refuse(Join(c.where, "format"),
+                  absl::StrCat("format \"", s["format"].get<std::string>(),
+                               "\" cannot be asserted (supported: ",
+                               kAssertedFormats, ")"));
   }
+  Instr& ins = Add(c, Op::kFormat, "format", kString);
+  ins.format = static_cast<int>(f);
+  ins.expected = absl::StrCat("format ", s["format"].get<std::string>());
   return absl::OkStatus();
 }
 
