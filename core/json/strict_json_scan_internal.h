@@ -1,0 +1,144 @@
+// Byte-level scanning for the fast JSON parser
+// (strict_json_parser_internal.h): string runs, UTF-8, hex escapes and the
+// rare number conversion std::from_chars cannot do. Hot helpers are inline.
+//
+// Not part of the public API.
+#ifndef TOOLGATE_CORE_JSON_STRICT_JSON_SCAN_INTERNAL_H_
+#define TOOLGATE_CORE_JSON_STRICT_JSON_SCAN_INTERNAL_H_
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace toolgate {
+namespace json_internal {
+
+inline bool IsJsonWhitespace(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+inline bool IsDigit(char c) {
+  return static_cast<unsigned char>(c - '0') < 10;
+}
+
+// Bytes that end a run of string content copied as is: the closing quote,
+// an escape, control characters (refused unescaped) and non-ASCII bytes
+// (validated as UTF-8).
+constexpr std::array<bool, 256> MakeStringStopTable() {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    t[c] = c < 0x20 || c >= 0x80 || c == '"' || c == '\\';
+  }
+  return t;
+}
+inline constexpr std::array<bool, 256> kStringStop = MakeStringStopTable();
+
+inline bool IsStringStop(char c) {
+  return kStringStop[static_cast<unsigned char>(c)];
+}
+
+// Offset of the first string-stop byte among the 8 at `p`, 8 if none.
+inline int FirstStringStop8(const char* p) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHighs = 0x8080808080808080ull;
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  const auto has_zero = [](uint64_t x) { return (x - kOnes) & ~x; };
+  // A byte is flagged when it is >= 0x80, < 0x20, '"' or '\\'. The tricks
+  // can flag bytes above a flagged one (borrows), never below it, so the
+  // lowest flag is exact.
+  const uint64_t stop = (v | ((v - kOnes * 0x20) & ~v) |
+                         has_zero(v ^ (kOnes * '"')) |
+                         has_zero(v ^ (kOnes * '\\'))) &
+                        kHighs;
+  if (stop == 0) return 8;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  return 0;  // The lowest flag is the last byte here: let the caller's
+             // byte loop decide.
+#else
+  return __builtin_ctzll(stop) >> 3;
+#endif
+}
+
+// The first string-stop byte in [p, end), or end. Strings are mostly ASCII
+// runs: 16 bytes (SSE2) or 8 (one word) at a time instead of a load and a
+// branch per byte.
+inline const char* SkipPlainStringBytes(const char* p, const char* end) {
+#if defined(__SSE2__)
+  // Signed < 0x20 catches control characters and, as negative numbers,
+  // every byte >= 0x80.
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i space = _mm_set1_epi8(0x20);
+  while (end - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i stop = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+        _mm_cmplt_epi8(v, space));
+    const int mask = _mm_movemask_epi8(stop);
+    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
+    p += 16;
+  }
+#endif
+  while (end - p >= 8) {
+    const int n = FirstStringStop8(p);
+    p += n;
+    if (n < 8) break;
+  }
+  while (p < end && !IsStringStop(*p)) ++p;
+  return p;
+}
+
+// Length of the well-formed UTF-8 sequence at `p` (a non-ASCII byte), 0
+// when ill-formed. Unicode Table 3-7, like utf8.cc and nlohmann's lexer: no
+// overlongs, no surrogates, nothing above U+10FFFF, no cut sequences.
+inline size_t Utf8Length(const char* p, const char* end) {
+  const auto byte = [p](size_t k) { return static_cast<unsigned char>(p[k]); };
+  const unsigned char b0 = byte(0);
+  size_t len;
+  unsigned char lo = 0x80, hi = 0xBF;  // Allowed range of the second byte.
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    len = 2;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    len = 3;
+    if (b0 == 0xE0) lo = 0xA0;  // Overlong.
+    if (b0 == 0xED) hi = 0x9F;  // UTF-16 surrogates.
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    len = 4;
+    if (b0 == 0xF0) lo = 0x90;  // Overlong.
+    if (b0 == 0xF4) hi = 0x8F;  // Above U+10FFFF.
+  } else {
+    return 0;
+  }
+  if (static_cast<size_t>(end - p) < len) return 0;
+  if (byte(1) < lo || byte(1) > hi) return 0;
+  for (size_t k = 2; k < len; ++k) {
+    if ((byte(k) & 0xC0) != 0x80) return 0;
+  }
+  return len;
+}
+
+// The four hex digits at `p` (which holds at least 4 bytes) as a number,
+// -1 if any is not a hex digit.
+int ReadHex4(const char* p);
+
+// Appends code point `cp` (at most U+10FFFF, no surrogate) as UTF-8.
+void AppendUtf8(uint32_t cp, std::string* out);
+
+// glibc's strtod on [begin, end) in the C locale. For the rare spans
+// std::from_chars reports out of range, it gives exactly what nlohmann
+// (strtod on its token) gives: +-0 or a subnormal on underflow, +-inf on
+// overflow. The C locale keeps a process-wide setlocale from changing the
+// decimal point.
+double StrtodInCLocale(const char* begin, const char* end);
+
+}  // namespace json_internal
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_JSON_STRICT_JSON_SCAN_INTERNAL_H_
