@@ -29,6 +29,10 @@ class CompiledSchema final : public Schema {
 
   Dialect dialect() const override { return program_->dialect; }
 
+  std::vector<std::string> warnings() const override {
+    return program_->warnings;
+  }
+
  private:
   std::unique_ptr<internal::Program> program_;
 };

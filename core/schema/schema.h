@@ -83,6 +83,15 @@ class Schema {
                         std::vector<SchemaViolation>* out) const = 0;
 
   virtual Dialect dialect() const = 0;
+
+  // What compiled but probably does not mean what its author meant: each
+  // member of a subschema that is no keyword of its dialect (a misspelt
+  // "requried", "additionalproperties", a draft-07 keyword in a 2020-12
+  // schema), named by JSON Pointer, with the likely intended keyword when
+  // one is close. JSON Schema ignores such members, and so does Validate;
+  // in a fail-closed gate each one may be a silently disabled check.
+  // Bounded (at most 50, then "... and N more").
+  virtual std::vector<std::string> warnings() const { return {}; }
 };
 
 }  // namespace schema

@@ -24,6 +24,15 @@ absl::StatusOr<std::shared_ptr<const schema::Schema>> CompileToolSchema(
   return compiled;
 }
 
+// Appends what compiled but may not mean what its author meant; pointers
+// are into the input schema unless `which` says otherwise.
+void AddSchemaWarnings(const ToolSpec& tool, const schema::Schema& compiled,
+                       absl::string_view which, std::vector<std::string>* out) {
+  for (const std::string& w : compiled.warnings()) {
+    out->push_back(absl::StrCat("tool \"", tool.name, "\": ", which, w));
+  }
+}
+
 // Levenshtein distance, bounded: names are short (<= 128 bytes).
 size_t EditDistance(absl::string_view a, absl::string_view b) {
   std::vector<size_t> row(b.size() + 1);
@@ -59,11 +68,14 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
                                 spec.input_schema_pointer);
     if (!in.ok()) return in.status();
     tool.input = *std::move(in);
+    AddSchemaWarnings(spec, *tool.input, "", &s->warnings_);
     if (spec.output_schema.has_value()) {
       auto out = CompileToolSchema(manifest, spec, *spec.output_schema,
                                    spec.output_schema_pointer);
       if (!out.ok()) return out.status();
       tool.output = *std::move(out);
+      AddSchemaWarnings(spec, *tool.output, "output schema: ",
+                        &s->warnings_);
     }
     s->tool_names_.push_back(spec.name);
     s->tools_.emplace(spec.name, std::move(tool));

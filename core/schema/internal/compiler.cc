@@ -37,16 +37,6 @@ int Priority(Op op) {
 
 }  // namespace
 
-absl::Status Compiler::Refuse(absl::string_view where, absl::string_view why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("schema refused at ", where.empty() ? "(root)" : where,
-                   ": ", why));
-}
-
-std::string Compiler::Join(const std::string& ptr, absl::string_view token) {
-  return absl::StrCat(ptr, "/", EscapePointerToken(token));
-}
-
 absl::Status Compiler::Run(const Json& schema) {
   absl::Status s = registry_.AddRoot(schema);
   if (!s.ok()) return s;
@@ -74,6 +64,7 @@ absl::Status Compiler::Run(const Json& schema) {
   s = CheckCycles();
   if (!s.ok()) return s;
   Optimize();
+  program_->warnings = unknown_.Warnings();
   return absl::OkStatus();
 }
 
@@ -138,6 +129,7 @@ absl::Status Compiler::CompileNode(Node* node, const Location& loc) {
   const Resource& r = registry_.resource(node->resource);
   const ResInfo info{r.uri, r.dialect, r.vocab};
   Ctx c{node, loc, node->pointer, &info, &s};
+  unknown_.Check(s, info.dialect, info.vocab, node->pointer);
   absl::Status st = Keywords(c);
   if (!st.ok()) return st;
   std::stable_sort(node->instrs.begin(), node->instrs.end(),

@@ -16,7 +16,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/schema/internal/keywords.h"
 #include "core/schema/internal/program.h"
+#include "core/schema/internal/refuse.h"
 #include "core/schema/internal/registry.h"
 #include "core/schema/schema.h"
 
@@ -66,10 +68,6 @@ class Compiler {
   bool Has(const Ctx& c, absl::string_view kw, uint32_t vocab) const;
   absl::StatusOr<uint64_t> Count(const Ctx& c, absl::string_view kw) const;
   absl::StatusOr<JsonNumber> Number(const Ctx& c, absl::string_view kw) const;
-  // INVALID_ARGUMENT "schema refused at <where>: <why>".
-  static absl::Status Refuse(absl::string_view where, absl::string_view why);
-  // `ptr` with one more token, escaped.
-  static std::string Join(const std::string& ptr, absl::string_view token);
 
   // compiler_validation.cc: assertions on the value itself.
   absl::Status Scalars(const Ctx& c);
@@ -113,6 +111,7 @@ class Compiler {
   Program* program_;
   absl::flat_hash_map<std::string, Node*> by_location_;
   std::deque<std::pair<Node*, Location>> pending_;
+  UnknownKeywords unknown_;  // Members no keyword here; for warnings().
 };
 
 }  // namespace internal

@@ -147,6 +147,8 @@ struct Program {
   bool uses_dynamic_scope = false;
   Dialect dialect = Dialect::kDraft2020_12;
   uint64_t max_steps = 0;
+  // Compile-time warnings (unknown keywords); never read by the evaluator.
+  std::vector<std::string> warnings;
 };
 
 }  // namespace internal

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/schema/internal/metaschemas.h"
+#include "core/schema/internal/refuse.h"
 #include "core/schema/internal/uri.h"
 
 namespace toolgate {
@@ -16,18 +17,8 @@ constexpr absl::string_view kDraft2020 =
     "https://json-schema.org/draft/2020-12/schema";
 constexpr absl::string_view kDraft7 = "http://json-schema.org/draft-07/schema";
 
-absl::Status Refuse(absl::string_view where, absl::string_view why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("schema refused at ", where.empty() ? "(root)" : where,
-                   ": ", why));
-}
-
 std::string Key(int doc, const std::string& ptr) {
   return absl::StrCat(doc, ":", ptr);
-}
-
-std::string Join(const std::string& ptr, absl::string_view token) {
-  return absl::StrCat(ptr, "/", EscapePointerToken(token));
 }
 
 // Keywords whose value is a subschema, map of subschemas or array of them.
