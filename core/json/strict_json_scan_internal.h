@@ -16,6 +16,8 @@
 #include <cstring>
 #include <string>
 
+#include "core/json/utf8.h"
+
 namespace toolgate {
 namespace json_internal {
 
@@ -95,33 +97,10 @@ inline const char* SkipPlainStringBytes(const char* p, const char* end) {
   return p;
 }
 
-// Length of the well-formed UTF-8 sequence at `p` (a non-ASCII byte), 0
-// when ill-formed. Unicode Table 3-7, like utf8.cc and nlohmann's lexer: no
-// overlongs, no surrogates, nothing above U+10FFFF, no cut sequences.
+// The UTF-8 table lives in core/json/utf8.h (one copy for the parser and
+// every other check).
 inline size_t Utf8Length(const char* p, const char* end) {
-  const auto byte = [p](size_t k) { return static_cast<unsigned char>(p[k]); };
-  const unsigned char b0 = byte(0);
-  size_t len;
-  unsigned char lo = 0x80, hi = 0xBF;  // Allowed range of the second byte.
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    len = 2;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    len = 3;
-    if (b0 == 0xE0) lo = 0xA0;  // Overlong.
-    if (b0 == 0xED) hi = 0x9F;  // UTF-16 surrogates.
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    len = 4;
-    if (b0 == 0xF0) lo = 0x90;  // Overlong.
-    if (b0 == 0xF4) hi = 0x8F;  // Above U+10FFFF.
-  } else {
-    return 0;
-  }
-  if (static_cast<size_t>(end - p) < len) return 0;
-  if (byte(1) < lo || byte(1) > hi) return 0;
-  for (size_t k = 2; k < len; ++k) {
-    if ((byte(k) & 0xC0) != 0x80) return 0;
-  }
-  return len;
+  return ::toolgate::Utf8SequenceLength(p, end);
 }
 
 // The four hex digits at `p` (which holds at least 4 bytes) as a number,

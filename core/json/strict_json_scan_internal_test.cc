@@ -13,9 +13,9 @@ namespace toolgate {
 namespace json_internal {
 namespace {
 
-// Utf8Length must agree with utf8.cc (the same table, written twice so the
-// parser's copy can be inlined) on every lead and second byte, and on the
-// bytes after them that decide a sequence.
+// The parser's per-character entry point (Utf8Length) must agree with the
+// whole-string check FindInvalidUtf8 on every lead and second byte, and on
+// the bytes after them that decide a sequence.
 TEST(Utf8Length, AgreesWithFindInvalidUtf8) {
   const unsigned char kTail[] = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90,
                                  0x9F, 0xA0, 0xBF, 0xC0, 0xF4, 0xFF};
