@@ -17,10 +17,6 @@ namespace {
 constexpr absl::string_view kCodePayload = "type.toolgate.dev/json_error_code";
 constexpr absl::string_view kPointerPayload = "type.toolgate.dev/json_pointer";
 
-bool IsJsonWhitespace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
 // Why the fast parser refused `text`. It only decides; the SAX parser it
 // replaced explains, so codes, pointers and messages stay exactly what they
 // were (callers quote them). Refusals are the rare path, so they pay: up to
@@ -49,16 +45,9 @@ absl::Status RefusalStatus(absl::string_view text, const JsonLimits& limits,
 
 absl::StatusOr<Json> ParseStrictJson(absl::string_view text,
                                      const JsonLimits& limits) {
-  if (text.size() > limits.max_bytes) {
-    return MakeJsonError(kInputTooLarge, "",
-                         absl::StrCat("input is ", text.size(),
-                                      " bytes; the limit is ",
-                                      limits.max_bytes));
-  }
-  size_t first = 0;
-  while (first < text.size() && IsJsonWhitespace(text[first])) ++first;
-  if (first == text.size()) {
-    return MakeJsonError(kEmptyInput, "", "no JSON value (empty input)");
+  if (absl::Status s = json_internal::CheckSizeAndPresence(text, limits);
+      !s.ok()) {
+    return s;
   }
   Json root;
   size_t error_offset = 0;

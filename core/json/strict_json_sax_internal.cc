@@ -162,8 +162,8 @@ bool IsJsonWhitespace(char c) {
 
 }  // namespace
 
-absl::StatusOr<Json> ParseStrictJsonWithSax(absl::string_view text,
-                                            const JsonLimits& limits) {
+absl::Status CheckSizeAndPresence(absl::string_view text,
+                                  const JsonLimits& limits) {
   if (text.size() > limits.max_bytes) {
     return MakeJsonError(kInputTooLarge, "",
                          absl::StrCat("input is ", text.size(),
@@ -175,6 +175,12 @@ absl::StatusOr<Json> ParseStrictJsonWithSax(absl::string_view text,
   if (first == text.size()) {
     return MakeJsonError(kEmptyInput, "", "no JSON value (empty input)");
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Json> ParseStrictJsonWithSax(absl::string_view text,
+                                            const JsonLimits& limits) {
+  if (absl::Status s = CheckSizeAndPresence(text, limits); !s.ok()) return s;
   Json root;
   StrictDomBuilder builder(&root, limits, text.size());
   bool ok = false;

@@ -18,6 +18,11 @@
 namespace toolgate {
 namespace json_internal {
 
+// The checks both parsers make before reading a byte: the size cap, and
+// that there is a value at all (not only whitespace).
+absl::Status CheckSizeAndPresence(absl::string_view text,
+                                  const JsonLimits& limits);
+
 // ParseStrictJson as it was before the fast parser: same contract, same
 // statuses, about 3x the instructions to parse.
 absl::StatusOr<Json> ParseStrictJsonWithSax(absl::string_view text,
