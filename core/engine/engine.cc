@@ -56,6 +56,7 @@ absl::StatusOr<VerdictResponse> Engine::ExtractVerdict(
 Engine::Engine(EngineOptions options, AuditSink audit)
     : options_(options),
       audit_(std::move(audit)),
+      audit_prefix_(RandomHex(8)),
       snapshots_(SnapshotStoreOptions{options.limits, options.max_snapshots}),
       runs_(RunRegistryOptions{options.max_runs}) {}
 
@@ -238,9 +239,9 @@ void Engine::ApplyLoop(Run* run, ValidateCallResponse* response) const {
 }
 
 absl::StatusOr<std::string> Engine::NewAuditId() const {
-  absl::StatusOr<std::string> hex = RandomHex(12);
-  if (!hex.ok()) return hex.status();
-  return absl::StrCat("aud_", *hex);
+  if (!audit_prefix_.ok()) return audit_prefix_.status();
+  const uint64_t n = audit_counter_.fetch_add(1) + 1;
+  return absl::StrCat("aud_", *audit_prefix_, absl::Hex(n, absl::kZeroPad16));
 }
 
 void Engine::AuditCall(const ValidateCallResponse& response,

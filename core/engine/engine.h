@@ -13,6 +13,8 @@
 #ifndef TOOLGATE_CORE_ENGINE_ENGINE_H_
 #define TOOLGATE_CORE_ENGINE_ENGINE_H_
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -185,6 +187,10 @@ class Engine {
 
   const EngineOptions options_;
   const AuditSink audit_;
+  // Audit ids are this engine's random prefix plus a counter: unique across
+  // replicas without drawing from the system RNG on every call.
+  const absl::StatusOr<std::string> audit_prefix_;
+  mutable std::atomic<uint64_t> audit_counter_{0};
   SnapshotStore snapshots_;
   RunRegistry runs_;
   absl::Mutex schema_cache_mu_;

@@ -136,7 +136,9 @@ TEST_F(EngineTest, AllowsExactlyTheValidatedArguments) {
             "{\"limit\":10,\"query\":\"refund \xc3\xa9\"}");
   EXPECT_TRUE(r.violations.empty());
   EXPECT_TRUE(r.repair_prompt.empty());
-  EXPECT_THAT(r.audit_id, testing::StartsWith("aud_"));
+  EXPECT_THAT(r.audit_id, testing::MatchesRegex("aud_[0-9a-f]{32}"));
+  EXPECT_NE(Validate(tickets_, OpenAICall("get_ticket", "{}")).audit_id,
+            r.audit_id);
   EXPECT_EQ(r.snapshot_id, tickets_);
 }
 

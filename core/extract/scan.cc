@@ -1,5 +1,6 @@
 #include "core/extract/scan.h"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -136,9 +137,9 @@ class Scanner {
 size_t Scanner::OnFence(size_t pos) {
   std::optional<Fence> fence = MatchFenceAt(text_, pos);
   if (!fence->closed) {
-    return Truncate(Truncation::kUnclosedFence,
-                    absl::StrCat("code fence opened at byte ", pos,
-                                 " is never closed"));
+    return Truncate(
+        Truncation::kUnclosedFence,
+        absl::StrCat("code fence opened at byte ", pos, " is never closed"));
   }
   if (IsJsonInfo(fence->info)) {
     Add(CallSource::kFencedBlock, fence->begin, fence->end,
@@ -171,9 +172,9 @@ size_t Scanner::OnTag(size_t pos) {
     }
     ++i;
   }
-  return Truncate(Truncation::kUnclosedTag,
-                  absl::StrCat("<tool_call> at byte ", pos,
-                               " is never closed"));
+  return Truncate(
+      Truncation::kUnclosedTag,
+      absl::StrCat("<tool_call> at byte ", pos, " is never closed"));
 }
 
 bool Scanner::LooksLikeObject(size_t pos) const {
@@ -186,7 +187,8 @@ bool Scanner::LooksLikeObject(size_t pos) const {
   // A "{" at the very end may be a call that was cut off.
   if (i >= text_.size()) return true;
   size_t quote_len = 0;
-  if (repair::OpeningQuoteAt(text_, i, &quote_len) != repair::QuoteKind::kNone) {
+  if (repair::OpeningQuoteAt(text_, i, &quote_len) !=
+      repair::QuoteKind::kNone) {
     return true;
   }
   if (!absl::ascii_isalpha(static_cast<unsigned char>(text_[i])) &&
@@ -244,9 +246,9 @@ Span Scanner::ScanSpan(size_t pos) const {
 size_t Scanner::OnBare(size_t pos) {
   const Span span = ScanSpan(pos);
   if (span.at_eof) {
-    return Truncate(Truncation::kUnclosedObject,
-                    absl::StrCat("object opened at byte ", pos,
-                                 " is never closed"));
+    return Truncate(
+        Truncation::kUnclosedObject,
+        absl::StrCat("object opened at byte ", pos, " is never closed"));
   }
   Candidate& c = Add(CallSource::kBareObject, pos, span.end, pos, span.end);
   if (!span.closed) {
@@ -262,11 +264,10 @@ size_t Scanner::OnReact(size_t pos) {
   if (!At(action, kAction)) return pos;
   const size_t name_end = LineEnd(action);
   if (name_end == text_.size()) {
-    return Truncate(Truncation::kUnclosedReact,
-                    "text ends in an Action line");
+    return Truncate(Truncation::kUnclosedReact, "text ends in an Action line");
   }
-  std::string name(absl::StripAsciiWhitespace(
-      text_.substr(action + kAction.size(), name_end - action - kAction.size())));
+  std::string name(absl::StripAsciiWhitespace(text_.substr(
+      action + kAction.size(), name_end - action - kAction.size())));
   // Blank lines may separate the two lines.
   const size_t first = SkipSpace(name_end + 1);
   const size_t line =
@@ -340,9 +341,13 @@ void Scanner::CheckPartialDelimiter() {
     Truncate(Truncation::kPartialFence, "text ends in a partial fence");
     return;
   }
-  const size_t lt = text_.rfind('<');
-  if (lt == kNpos) return;
-  const absl::string_view rest = text_.substr(lt);
+  // Only a partial tag can matter, so only the last few bytes are looked
+  // at (a search over the whole text here cost 13% of ExtractVerdict).
+  const size_t window = std::max(kTagOpen.size(), kThinkOpen.size());
+  const size_t from = text_.size() > window ? text_.size() - window : 0;
+  const size_t in_window = text_.substr(from).rfind('<');
+  if (in_window == kNpos) return;
+  const absl::string_view rest = text_.substr(from + in_window);
   if ((options_.tags && absl::StartsWith(kTagOpen, rest)) ||
       absl::StartsWith(kThinkOpen, rest)) {
     Truncate(Truncation::kPartialTag,
@@ -354,10 +359,14 @@ void Scanner::CheckPartialDelimiter() {
 
 absl::string_view CallSourceName(CallSource source) {
   switch (source) {
-    case CallSource::kToolCallTag: return "tool_call_tag";
-    case CallSource::kFencedBlock: return "fenced_block";
-    case CallSource::kReact: return "react";
-    case CallSource::kBareObject: return "bare_object";
+    case CallSource::kToolCallTag:
+      return "tool_call_tag";
+    case CallSource::kFencedBlock:
+      return "fenced_block";
+    case CallSource::kReact:
+      return "react";
+    case CallSource::kBareObject:
+      return "bare_object";
   }
   return "unknown";
 }
