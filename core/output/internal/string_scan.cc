@@ -1,10 +1,12 @@
 #include "core/output/internal/string_scan.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "re2/re2.h"
+#include "re2/set.h"
 
 namespace toolgate {
 namespace output {
@@ -71,6 +73,21 @@ const std::vector<CompiledPattern>& InjectionPatterns() {
   return *patterns;
 }
 
+// All injection patterns in one automaton, indexed like InjectionPatterns().
+const RE2::Set& InjectionSet() {
+  static const auto* set = [] {
+    RE2::Options options;
+    options.set_log_errors(false);
+    auto* s = new RE2::Set(options, RE2::UNANCHORED);
+    for (const PatternDef& def : kInjectionPatterns) {
+      if (s->Add(def.regex, nullptr) < 0) std::abort();  // Build defect.
+    }
+    if (!s->Compile()) std::abort();
+    return s;
+  }();
+  return *set;
+}
+
 bool FirstMatch(const RE2& re, absl::string_view text, absl::string_view code,
                 PatternMatch* out) {
   re2::StringPiece input(text.data(), text.size());
@@ -131,17 +148,25 @@ bool FindMarkupInString(absl::string_view text, PatternMatch* match) {
 
 std::vector<PatternMatch> FindInjections(absl::string_view text) {
   std::vector<PatternMatch> out;
-  for (const CompiledPattern& p : InjectionPatterns()) {
+  // One pass over the string says which patterns occur (almost always
+  // none); only those are run again to locate the match.
+  std::vector<int> hits;
+  if (!InjectionSet().Match(re2::StringPiece(text.data(), text.size()),
+                            &hits)) {
+    return out;
+  }
+  std::sort(hits.begin(), hits.end());
+  for (int i : hits) {
+    const CompiledPattern& p = InjectionPatterns()[i];
     PatternMatch m;
     if (FirstMatch(*p.re, text, p.code, &m)) out.push_back(m);
   }
   return out;
 }
 
-void ForEachString(
-    const Json& root,
-    const std::function<bool(const std::string& pointer,
-                             const std::string& text)>& visit) {
+void ForEachString(const Json& root,
+                   const std::function<bool(const std::string& pointer,
+                                            const std::string& text)>& visit) {
   StringWalker(visit).Walk(root);
 }
 
