@@ -16,6 +16,7 @@
 #include "client/cli_commands.h"
 #include "client/cli_flags.h"
 #include "client/toolgate_client.h"
+#include "core/util/secret_file.h"
 
 namespace toolgate {
 namespace client {
@@ -29,14 +30,17 @@ using cli_internal::Flags;
 using cli_internal::InputReader;
 
 constexpr char kGlobalUsage[] =
-    "toolgatectl [--addr HOST:PORT|unix:PATH] [--timeout SECONDS]";
+    "toolgatectl [--addr HOST:PORT|unix:PATH] [--timeout SECONDS]\n"
+    "            [--admin_token_file PATH]";
 // An hour is already far past any sane gate latency; larger values are
 // almost certainly typos (milliseconds given as seconds).
 constexpr double kMaxTimeoutSeconds = 3600;
 
 const std::vector<FlagSpec>& GlobalFlags() {
   static const auto* const flags = new std::vector<FlagSpec>{
-      {"addr", "HOST:PORT|unix:PATH"}, {"timeout", "SECONDS"}};
+      {"addr", "HOST:PORT|unix:PATH"},
+      {"timeout", "SECONDS"},
+      {"admin_token_file", "PATH"}};
   return *flags;
 }
 
@@ -101,12 +105,17 @@ std::string ResolveAddress(const std::optional<std::string>& flag) {
 struct GlobalOptions {
   std::optional<std::string> addr;
   std::optional<std::string> timeout;
+  std::optional<std::string> admin_token_file;
 };
 
 void MergeGlobals(const Flags& flags, GlobalOptions* globals) {
   if (auto addr = flags.Get("addr")) globals->addr = addr;
   if (auto timeout = flags.Get("timeout")) globals->timeout = timeout;
+  if (auto file = flags.Get("admin_token_file")) {
+    globals->admin_token_file = file;
+  }
 }
+
 
 int GeneralUsageError(std::ostream& err, absl::string_view message) {
   err << "toolgatectl: " << message << "\nusage: " << kGlobalUsage
@@ -121,6 +130,7 @@ struct Invocation {
   Flags flags;
   absl::Duration timeout;
   std::string address;
+  std::string admin_token;
 };
 
 // Length of the leading run of global flags (with their values).
@@ -156,6 +166,12 @@ bool ParseCommandArgs(const std::vector<std::string>& args, size_t begin,
   inv->flags = *std::move(flags);
   inv->timeout = *timeout;
   inv->address = ResolveAddress(globals.addr);
+  if (globals.admin_token_file.has_value()) {
+    absl::StatusOr<std::string> token =
+        ReadSecretFile(*globals.admin_token_file, "admin_token_file");
+    if (!token.ok()) return fail(token.status());
+    inv->admin_token = *std::move(token);
+  }
   return true;
 }
 
@@ -203,7 +219,8 @@ int RunCli(const std::vector<std::string>& args, std::istream& in,
         << "\"\n";
     return kExitError;
   }
-  ToolGateClient client(channel, ToolGateClientOptions{inv.timeout});
+  ToolGateClient client(channel,
+                        ToolGateClientOptions{inv.timeout, inv.admin_token});
   InputReader inputs(in);
   CommandContext ctx{inv.command->name, inv.usage, inv.flags, inputs,
                      channel, client, inv.timeout, in, out, err};

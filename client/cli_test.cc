@@ -246,6 +246,21 @@ std::vector<CliCase> UsageCases() {
        .exit_code = 0,
        .out_has = "\"snapshots\": []"},
       {.name = "Help", .args = {"help"}, .exit_code = 0, .out_has = "validate"},
+      {.name = "UnreadableAdminTokenFile",
+       .args = {"--admin_token_file", "{tmp}/missing", "create-snapshot",
+                "--manifest", "-"},
+       .exit_code = 2,
+       .err_has = "--admin_token_file: cannot read",
+       .stdin_text = "[]",
+       .check = NoCall("CreateSnapshot")},
+      {.name = "EmptyAdminTokenFile",
+       .args = {"create-snapshot", "--admin_token_file", "{tmp}/token",
+                "--manifest", "-"},
+       .exit_code = 2,
+       .err_has = "is empty",
+       .stdin_text = "[]",
+       .files = {{"token", "\n"}},
+       .check = NoCall("CreateSnapshot")},
   };
 }
 

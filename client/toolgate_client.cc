@@ -109,9 +109,12 @@ template <typename Request, typename Response>
 absl::StatusOr<Response> ToolGateClient::Call(
     grpc::Status (v1::ToolGate::Stub::*method)(grpc::ClientContext*,
                                                const Request&, Response*),
-    const Request& request) const {
+    const Request& request, bool admin) const {
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + options_.deadline));
+  if (admin && !options_.admin_token.empty()) {
+    context.AddMetadata("authorization", "Bearer " + options_.admin_token);
+  }
   Response response;
   grpc::Status status = (stub_.get()->*method)(&context, request, &response);
   if (!status.ok()) return FromGrpcStatus(status);
@@ -120,7 +123,7 @@ absl::StatusOr<Response> ToolGateClient::Call(
 
 absl::StatusOr<v1::CreateSnapshotResponse> ToolGateClient::CreateSnapshot(
     const v1::CreateSnapshotRequest& request) const {
-  return Call(&v1::ToolGate::Stub::CreateSnapshot, request);
+  return Call(&v1::ToolGate::Stub::CreateSnapshot, request, /*admin=*/true);
 }
 
 absl::StatusOr<v1::GetSnapshotResponse> ToolGateClient::GetSnapshot(

@@ -32,6 +32,9 @@ absl::Status FromGrpcStatus(const grpc::Status& status);
 struct ToolGateClientOptions {
   // Per-RPC deadline. A call that has not completed by then is a deny.
   absl::Duration deadline = absl::Seconds(2);
+  // Sent as "authorization: Bearer <token>" on admin RPCs only (a server
+  // started with --admin_token_file needs it); empty: not sent.
+  std::string admin_token;
 };
 
 // What the fail-closed helpers return: the RPC status, the response (cleared
@@ -140,7 +143,7 @@ class ToolGateClient {
   absl::StatusOr<Response> Call(
       grpc::Status (v1::ToolGate::Stub::*method)(grpc::ClientContext*,
                                                  const Request&, Response*),
-      const Request& request) const;
+      const Request& request, bool admin = false) const;
 
   std::unique_ptr<v1::ToolGate::Stub> stub_;
   ToolGateClientOptions options_;

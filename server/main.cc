@@ -1,25 +1,24 @@
-// toolgate: the sidecar. See README.md.
+// toolgate: the sidecar. See README.md ("Operating toolgate").
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
-#include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/synchronization/mutex.h"
 #include "core/engine/engine.h"
+#include "core/util/secret_file.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
-#include "schemas/embedded_examples.h"
+#include "server/audit_log.h"
+#include "server/auth.h"
+#include "server/manifests.h"
 #include "server/options.h"
 #include "server/service.h"
 
@@ -27,100 +26,61 @@ namespace toolgate {
 namespace server {
 namespace {
 
-// "tickets.openai.json" -> "tickets": the format part is not the name.
-std::string SnapshotName(const std::filesystem::path& file) {
-  std::string stem = file.stem().string();
-  return stem.substr(0, stem.find('.'));
+// Every signal an operator or a supervisor may send is handled on one
+// thread (they are blocked everywhere else): TERM/INT drain, HUP reloads,
+// USR1/USR2/ALRM are logged and ignored. SIGPIPE is ignored outright so a
+// closed audit pipe is a failed write, not a dead sidecar.
+sigset_t HandledSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM}) {
+    sigaddset(&set, sig);
+  }
+  return set;
 }
 
-absl::Status AddManifest(Engine* engine, const std::string& name,
-                         const std::string& source, const std::string& json) {
-  auto snapshot = engine->CreateSnapshot(json, ManifestFormat::kAuto, name);
-  if (!snapshot.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(source, ": ", snapshot.status().message()));
-  }
-  std::cerr << "toolgate: snapshot \"" << name << "\" " << (*snapshot)->id()
-            << " from " << source << " (" << (*snapshot)->tool_names().size()
-            << " tools)\n";
-  return absl::OkStatus();
-}
+struct Running {
+  const ServerOptions *options;
+  Engine *engine;
+  AuditLog *audit; // May be null.
+  grpc::Server *server;
+};
 
-absl::Status LoadManifests(Engine* engine, const std::string& dir) {
-  if (dir.empty()) {
-    for (const EmbeddedManifest& m : EmbeddedExampleManifests()) {
-      auto s = AddManifest(engine, m.name, absl::StrCat("embedded ", m.file),
-                           m.contents);
-      if (!s.ok()) return s;
-    }
-    return absl::OkStatus();
-  }
-  std::error_code ec;
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.path().extension() == ".json") files.push_back(entry.path());
-  }
-  if (ec) return absl::NotFoundError(absl::StrCat(dir, ": ", ec.message()));
-  if (files.empty()) {
-    return absl::NotFoundError(absl::StrCat("no *.json manifests in ", dir));
-  }
-  std::sort(files.begin(), files.end());
-  for (const auto& file : files) {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream buf;
-    buf << in.rdbuf();
-    auto s = AddManifest(engine, SnapshotName(file), file.string(), buf.str());
-    if (!s.ok()) return s;
-  }
-  return absl::OkStatus();
-}
-
-// One JSON line per decision; never argument values.
-AuditSink MakeAuditSink(const std::string& path) {
-  if (path.empty()) return nullptr;
-  struct Log {
-    absl::Mutex mu;
-    std::ofstream file;
-  };
-  auto log = std::make_shared<Log>();
-  if (path != "-") log->file.open(path, std::ios::app);
-  return [log, to_stderr = path == "-"](const AuditRecord& r) {
-    Json line = {{"audit_id", r.audit_id},
-                 {"rpc", r.rpc},
-                 {"snapshot_id", r.snapshot_id},
-                 {"run_id", r.run_id},
-                 {"decision", r.decision},
-                 {"stop_reason", r.stop_reason},
-                 {"tools", r.tools},
-                 {"codes", r.codes}};
-    const std::string text = CanonicalJson(line) + "\n";
-    absl::MutexLock lock(&log->mu);
-    if (to_stderr) {
-      std::cerr << text;
-    } else {
-      log->file << text << std::flush;
-    }
-  };
-}
-
-// SIGTERM/SIGINT: stop accepting, let in-flight calls finish, then return.
-void ShutdownOnSignal(grpc::Server* server, int grace_seconds,
-                      const sigset_t& signals) {
-  int sig = 0;
-  sigwait(&signals, &sig);
+// Stop accepting, give in-flight calls the grace period, and make sure the
+// process is gone shortly after it whatever a handler is still doing.
+void Drain(const Running &r, int sig) {
   std::cerr << "toolgate: signal " << sig << ", draining\n";
-  server->GetHealthCheckService()->SetServingStatus(false);
-  server->Shutdown(std::chrono::system_clock::now() +
-                   std::chrono::seconds(grace_seconds));
+  r.server->GetHealthCheckService()->SetServingStatus(false);
+  const auto grace = std::chrono::seconds(r.options->shutdown_grace_seconds);
+  std::thread([grace, audit = r.audit] {
+    std::this_thread::sleep_for(grace + std::chrono::milliseconds(250));
+    if (audit != nullptr)
+      audit->Close();
+    std::cerr << "toolgate: grace period over, exiting\n";
+    _exit(0);
+  }).detach();
+  r.server->Shutdown(std::chrono::system_clock::now() + grace);
 }
 
-int Serve(const ServerOptions& options) {
-  Engine engine(options.engine, MakeAuditSink(options.audit_log));
-  if (auto s = LoadManifests(&engine, options.manifests_dir); !s.ok()) {
-    std::cerr << "toolgate: " << s.message() << "\n";
-    return 1;
+void HandleSignals(Running r) {
+  const sigset_t set = HandledSignals();
+  for (;;) {
+    int sig = 0;
+    if (sigwait(&set, &sig) != 0)
+      continue;
+    if (sig == SIGTERM || sig == SIGINT)
+      return Drain(r, sig);
+    if (sig == SIGHUP) {
+      std::cerr << "toolgate: SIGHUP, reloading manifests\n";
+      ReloadManifests(r.engine, r.options->manifests_dir, std::cerr);
+      continue;
+    }
+    std::cerr << "toolgate: signal " << sig << " ignored\n";
   }
-  ToolGateService service(&engine);
+}
+
+std::unique_ptr<grpc::Server> Start(const ServerOptions &options,
+                                    ToolGateService *service) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -131,39 +91,72 @@ int Serve(const ServerOptions& options) {
   // input_too_large), so the transport limit sits well above it.
   builder.SetMaxReceiveMessageSize(
       static_cast<int>(4 * options.engine.limits.max_bytes + (1 << 20)));
-  builder.RegisterService(&service);
+  builder.RegisterService(service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr) {
     std::cerr << "toolgate: cannot listen on " << options.listen << "\n";
-    return 1;
+    return nullptr;
   }
   if (!options.port_file.empty())
     std::ofstream(options.port_file) << port << "\n";
   std::cerr << "toolgate: serving on " << options.listen
             << (port > 0 ? absl::StrCat(" (port ", port, ")") : "") << "\n";
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  std::thread stopper(ShutdownOnSignal, server.get(),
-                      options.shutdown_grace_seconds, signals);
+  return server;
+}
+
+int Fail(const absl::Status &status) {
+  std::cerr << "toolgate: " << status.message() << "\n";
+  return 1;
+}
+
+int Serve(const ServerOptions &options) {
+  std::string token;
+  if (!options.admin_token_file.empty()) {
+    auto read = ReadSecretFile(options.admin_token_file, "admin_token_file");
+    if (!read.ok())
+      return Fail(read.status());
+    token = *std::move(read);
+  }
+  const AdminAuth auth(token, AdminAuth::IsLocalListener(options.listen));
+  std::unique_ptr<AuditLog> audit;
+  if (!options.audit_log.empty()) {
+    auto opened = AuditLog::Open(options.audit_log);
+    if (!opened.ok())
+      return Fail(opened.status());
+    audit = *std::move(opened);
+  }
+  Engine engine(options.engine,
+                audit ? AuditLog::SinkFor(audit.get()) : nullptr);
+  if (auto s = LoadManifests(&engine, options.manifests_dir, std::cerr);
+      !s.ok()) {
+    return Fail(s);
+  }
+  ToolGateService service(&engine, &auth,
+                          options.snapshot_create_admin
+                              ? SnapshotCreate::kAdmin
+                              : SnapshotCreate::kAnyone);
+  std::unique_ptr<grpc::Server> server = Start(options, &service);
+  if (server == nullptr)
+    return 1;
+  std::thread signals(HandleSignals,
+                      Running{&options, &engine, audit.get(), server.get()});
   server->Wait();
-  stopper.join();
+  signals.join();
+  if (audit != nullptr)
+    audit->Close();
   std::cerr << "toolgate: stopped\n";
   return 0;
 }
 
-}  // namespace
-}  // namespace server
-}  // namespace toolgate
+} // namespace
+} // namespace server
+} // namespace toolgate
 
-int main(int argc, char** argv) {
-  // Block the stop signals before gRPC starts threads, so only the
-  // stopper thread receives them (via sigwait).
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
+int main(int argc, char **argv) {
+  // Before gRPC starts threads: every thread inherits the mask, so only
+  // the signal thread (sigwait) ever sees these.
+  signal(SIGPIPE, SIG_IGN);
+  const sigset_t signals = toolgate::server::HandledSignals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {

@@ -41,6 +41,16 @@ const std::map<std::string, Setter>& Setters() {
       {"manifests", Text(&ServerOptions::manifests_dir)},
       {"audit_log", Text(&ServerOptions::audit_log)},
       {"port_file", Text(&ServerOptions::port_file)},
+      {"admin_token_file", Text(&ServerOptions::admin_token_file)},
+      {"snapshot_create",
+       [](const std::string& v, ServerOptions* o) {
+         if (v != "admin" && v != "any") {
+           return absl::InvalidArgumentError(
+               absl::StrCat("expected admin or any, got \"", v, "\""));
+         }
+         o->snapshot_create_admin = v == "admin";
+         return absl::OkStatus();
+       }},
       {"max_input_bytes",
        Number<size_t>(
            [](ServerOptions* o) { return &o->engine.limits.max_bytes; }, 1,
@@ -100,7 +110,9 @@ std::string ServerUsage() {
          "                [--max_input_bytes N] [--max_depth N] [--max_runs "
          "N]\n"
          "                [--max_snapshots N] [--audit_log PATH|-]\n"
-         "                [--port_file PATH] [--shutdown_grace_seconds N]\n";
+         "                [--port_file PATH] [--shutdown_grace_seconds N]\n"
+         "                [--admin_token_file PATH] "
+         "[--snapshot_create admin|any]\n";
 }
 
 }  // namespace server

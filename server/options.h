@@ -18,6 +18,8 @@ struct ServerOptions {
   std::string port_file;                   // Written with the bound port.
   EngineOptions engine;
   int shutdown_grace_seconds = 10;
+  std::string admin_token_file;  // Empty: admin only on a local listener.
+  bool snapshot_create_admin = true;  // --snapshot_create=admin|any.
 };
 
 // Parses --flag=value or --flag value. Unknown flags are an error: a typo

@@ -8,11 +8,26 @@
 namespace toolgate {
 namespace server {
 
+absl::Status ToolGateService::CheckAdmin(
+    const grpc::ServerContext& context) const {
+  const auto& metadata = context.client_metadata();
+  auto it = metadata.find("authorization");
+  absl::string_view value;
+  if (it != metadata.end()) value = {it->second.data(), it->second.size()};
+  return auth_->CheckAdmin(value);
+}
+
 grpc::Status ToolGateService::CreateSnapshot(
-    grpc::ServerContext*, const v1::CreateSnapshotRequest* request,
+    grpc::ServerContext* context, const v1::CreateSnapshotRequest* request,
     v1::CreateSnapshotResponse* response) {
+  const absl::Status admin = CheckAdmin(*context);
+  if (!admin.ok() && snapshot_create_ == SnapshotCreate::kAdmin) {
+    return ToGrpc(admin);
+  }
+  // Only an admin re-points a name another snapshot holds.
   auto snapshot = engine_->CreateSnapshot(
-      request->manifest_json(), FromProto(request->format()), request->name());
+      request->manifest_json(), FromProto(request->format()), request->name(),
+      admin.ok() ? NameRule::kRebind : NameRule::kClaim);
   if (!snapshot.ok()) return ToGrpc(snapshot.status());
   response->set_snapshot_id((*snapshot)->id());
   for (const std::string& n : (*snapshot)->tool_names()) {

@@ -7,16 +7,23 @@
 #define TOOLGATE_SERVER_SERVICE_H_
 
 #include "core/engine/engine.h"
+#include "server/auth.h"
 #include "toolgate/v1/toolgate.grpc.pb.h"
 
 namespace toolgate {
 namespace server {
 
+// Which role CreateSnapshot needs (--snapshot_create).
+enum class SnapshotCreate { kAdmin, kAnyone };
+
 class ToolGateService final : public v1::ToolGate::Service {
  public:
-  explicit ToolGateService(Engine* engine) : engine_(engine) {}
+  // Neither pointer is owned; both must outlive the service.
+  ToolGateService(Engine* engine, const AdminAuth* auth,
+                  SnapshotCreate snapshot_create)
+      : engine_(engine), auth_(auth), snapshot_create_(snapshot_create) {}
 
-  grpc::Status CreateSnapshot(grpc::ServerContext*,
+  grpc::Status CreateSnapshot(grpc::ServerContext* context,
                               const v1::CreateSnapshotRequest* request,
                               v1::CreateSnapshotResponse* response) override;
   grpc::Status GetSnapshot(grpc::ServerContext*,
@@ -44,7 +51,11 @@ class ToolGateService final : public v1::ToolGate::Service {
       v1::ValidateToolOutputResponse* response) override;
 
  private:
+  absl::Status CheckAdmin(const grpc::ServerContext& context) const;
+
   Engine* const engine_;
+  const AdminAuth* const auth_;
+  const SnapshotCreate snapshot_create_;
 };
 
 }  // namespace server

@@ -62,8 +62,8 @@ Engine::Engine(EngineOptions options, AuditSink audit)
 
 absl::StatusOr<std::shared_ptr<const Snapshot>> Engine::CreateSnapshot(
     absl::string_view manifest_json, ManifestFormat format,
-    absl::string_view name) {
-  return snapshots_.Create(manifest_json, format, name);
+    absl::string_view name, NameRule rule) {
+  return snapshots_.Create(manifest_json, format, name, rule);
 }
 
 absl::StatusOr<std::shared_ptr<const Snapshot>> Engine::GetSnapshot(

@@ -123,9 +123,11 @@ class Engine {
  public:
   explicit Engine(EngineOptions options = {}, AuditSink audit = nullptr);
 
+  // `rule` says who may point `name` at the new snapshot (see NameRule);
+  // the default is the least privileged one.
   absl::StatusOr<std::shared_ptr<const Snapshot>> CreateSnapshot(
       absl::string_view manifest_json, ManifestFormat format,
-      absl::string_view name);
+      absl::string_view name, NameRule rule = NameRule::kClaim);
   // By id, or by name when id is empty.
   absl::StatusOr<std::shared_ptr<const Snapshot>> GetSnapshot(
       absl::string_view id, absl::string_view name) const;

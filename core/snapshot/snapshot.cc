@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace toolgate {
@@ -106,9 +107,40 @@ std::vector<std::string> Snapshot::NearestToolNames(absl::string_view name,
   return out;
 }
 
+absl::Status SnapshotStore::BindName(absl::string_view name,
+                                     const std::string& id, NameRule rule) {
+  if (name.empty()) return absl::OkStatus();
+  auto it = names_.find(name);
+  if (it == names_.end()) {
+    names_.emplace(std::string(name), NameBinding{id, rule == NameRule::kLoad});
+    return absl::OkStatus();
+  }
+  NameBinding& bound = it->second;
+  if (bound.id == id) {
+    bound.loaded = bound.loaded || rule == NameRule::kLoad;
+    return absl::OkStatus();
+  }
+  if (bound.loaded && rule != NameRule::kLoad) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "snapshot name \"", name, "\" is loaded from --manifests and "
+        "changes only when the server reloads them"));
+  }
+  if (rule == NameRule::kClaim) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "snapshot name \"", name, "\" is bound to ", bound.id,
+        "; re-binding a name needs the admin role"));
+  }
+  bound = NameBinding{id, rule == NameRule::kLoad};
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Create(
     absl::string_view manifest_json, ManifestFormat format,
-    absl::string_view name) {
+    absl::string_view name, NameRule rule) {
+  if (absl::StartsWith(name, "sha256:")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "snapshot name \"", name, "\" could be taken for a snapshot id"));
+  }
   absl::StatusOr<Manifest> manifest =
       ParseManifest(manifest_json, format, options_.limits);
   if (!manifest.ok()) return manifest.status();
@@ -117,7 +149,7 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Create(
     absl::MutexLock lock(&mu_);
     auto it = by_id_.find(id);
     if (it != by_id_.end()) {
-      if (!name.empty()) id_by_name_[std::string(name)] = id;
+      if (auto s = BindName(name, id, rule); !s.ok()) return s;
       return it->second;
     }
   }
@@ -129,8 +161,8 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Create(
     return absl::ResourceExhaustedError(absl::StrCat(
         "snapshot store is full (", options_.max_snapshots, " snapshots)"));
   }
+  if (auto s = BindName(name, id, rule); !s.ok()) return s;
   auto [it, inserted] = by_id_.emplace(id, *snapshot);
-  if (!name.empty()) id_by_name_[std::string(name)] = id;
   return it->second;
 }
 
@@ -147,12 +179,12 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Get(
 absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::GetByName(
     absl::string_view name) const {
   absl::MutexLock lock(&mu_);
-  auto it = id_by_name_.find(name);
-  if (it == id_by_name_.end()) {
+  auto it = names_.find(name);
+  if (it == names_.end()) {
     return absl::NotFoundError(
         absl::StrCat("no snapshot named \"", name, "\""));
   }
-  return by_id_.at(it->second);
+  return by_id_.at(it->second.id);
 }
 
 std::vector<std::shared_ptr<const Snapshot>> SnapshotStore::List() const {

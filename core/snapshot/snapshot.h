@@ -66,6 +66,16 @@ class Snapshot {
   std::map<std::string, CompiledTool, std::less<>> tools_;
 };
 
+// Who may point a snapshot name at a snapshot. A name is what agents and
+// mesh routes resolve, so re-pointing it silently would let any caller
+// swap a permissive manifest in under a name others trust.
+enum class NameRule {
+  kClaim,   // Bind a free name; a name bound to another snapshot is refused.
+  kRebind,  // Admin: may also re-point a name bound by CreateSnapshot.
+  kLoad,    // --manifests (start-up or reload): owns the name; only kLoad
+            // re-points a loaded name.
+};
+
 struct SnapshotStoreOptions {
   JsonLimits limits;
   size_t max_snapshots = 1024;
@@ -77,10 +87,14 @@ class SnapshotStore {
       : options_(options) {}
 
   // Parses, compiles and stores a manifest; an identical manifest returns
-  // the snapshot already held. `name` labels it (the newest wins).
+  // the snapshot already held. A non-empty `name` is bound to it under
+  // `rule`, and only after every other check passed: a name held by
+  // another snapshot is PERMISSION_DENIED (kClaim) or FAILED_PRECONDITION
+  // (a loaded name, for anything but kLoad); names that could be taken for
+  // an id ("sha256:...") are INVALID_ARGUMENT.
   absl::StatusOr<std::shared_ptr<const Snapshot>> Create(
       absl::string_view manifest_json, ManifestFormat format,
-      absl::string_view name);
+      absl::string_view name, NameRule rule = NameRule::kClaim);
 
   // NOT_FOUND when no snapshot has that id (or name).
   absl::StatusOr<std::shared_ptr<const Snapshot>> Get(
@@ -95,8 +109,16 @@ class SnapshotStore {
   mutable absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<const Snapshot>, std::less<>> by_id_
       ABSL_GUARDED_BY(mu_);
-  std::map<std::string, std::string, std::less<>> id_by_name_
-      ABSL_GUARDED_BY(mu_);
+  struct NameBinding {
+    std::string id;
+    bool loaded = false;  // Bound by NameRule::kLoad.
+  };
+  // Checks `rule` against the current binding of `name` and binds it; OK
+  // with no change for an empty name.
+  absl::Status BindName(absl::string_view name, const std::string& id,
+                        NameRule rule) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  std::map<std::string, NameBinding, std::less<>> names_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace toolgate

@@ -20,7 +20,8 @@ std::string Runfile(const std::string& path) {
          "/" + path;
 }
 
-ServerProcess::ServerProcess(std::vector<std::string> extra_flags) {
+ServerProcess::ServerProcess(std::vector<std::string> extra_flags,
+                             bool broken_stderr) {
   const char* tmp = std::getenv("TEST_TMPDIR");
   port_file_ = std::string(tmp ? tmp : "/tmp") + "/toolgate_port." +
                std::to_string(getpid()) + "." +
@@ -30,13 +31,24 @@ ServerProcess::ServerProcess(std::vector<std::string> extra_flags) {
   std::vector<std::string> args = {binary, "--listen=127.0.0.1:0",
                                    "--port_file=" + port_file_};
   args.insert(args.end(), extra_flags.begin(), extra_flags.end());
+  int pipe_fds[2] = {-1, -1};
+  if (broken_stderr && pipe(pipe_fds) != 0) return;
   pid_ = fork();
   if (pid_ == 0) {
+    if (broken_stderr) {
+      dup2(pipe_fds[1], STDERR_FILENO);
+      close(pipe_fds[0]);
+      close(pipe_fds[1]);
+    }
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     execv(binary.c_str(), argv.data());
     _exit(127);
+  }
+  if (broken_stderr) {
+    close(pipe_fds[0]);  // The reader is gone before the server writes.
+    close(pipe_fds[1]);
   }
   // The port file appears once the server listens (manifests are loaded
   // before that, so a started server is a ready one).
@@ -56,6 +68,16 @@ ServerProcess::~ServerProcess() { Stop(); }
 
 std::string ServerProcess::address() const {
   return "127.0.0.1:" + std::to_string(port_);
+}
+
+bool ServerProcess::Alive() {
+  if (pid_ <= 0) return false;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) == pid_) {
+    pid_ = -1;
+    return false;
+  }
+  return true;
 }
 
 int ServerProcess::Stop() {

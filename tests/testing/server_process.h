@@ -13,8 +13,13 @@ namespace testutil {
 
 class ServerProcess {
  public:
-  // `extra_flags` are passed after --listen/--port_file.
-  explicit ServerProcess(std::vector<std::string> extra_flags = {});
+  // `extra_flags` are passed after --listen/--port_file (a later --listen
+  // overrides the loopback default). With `broken_stderr`, the server's
+  // stderr is a pipe nobody reads from (its reader exited): every write to
+  // it fails with EPIPE, as when `--audit_log=-` is piped into a reader
+  // that died.
+  explicit ServerProcess(std::vector<std::string> extra_flags = {},
+                         bool broken_stderr = false);
   ~ServerProcess();
 
   bool started() const { return port_ > 0; }
@@ -23,6 +28,8 @@ class ServerProcess {
 
   // Sends SIGTERM and waits; returns the exit status (or -1).
   int Stop();
+  // True while the process has not exited (reaps it if it has).
+  bool Alive();
 
  private:
   pid_t pid_ = -1;

@@ -1,0 +1,68 @@
+#include "server/audit_log.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "core/json/strict_json.h"
+
+namespace toolgate {
+namespace server {
+
+absl::StatusOr<std::unique_ptr<AuditLog>>
+AuditLog::Open(const std::string &path) {
+  if (path == "-")
+    return std::unique_ptr<AuditLog>(new AuditLog(stderr, false));
+  FILE *file = std::fopen(path.c_str(), "a");
+  if (file == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--audit_log: cannot open ", path, ": ", std::strerror(errno)));
+  }
+  return std::unique_ptr<AuditLog>(new AuditLog(file, true));
+}
+
+AuditLog::~AuditLog() { Close(); }
+
+bool AuditLog::Write(const AuditRecord &r) {
+  const Json line = {{"audit_id", r.audit_id},
+                     {"rpc", r.rpc},
+                     {"snapshot_id", r.snapshot_id},
+                     {"run_id", r.run_id},
+                     {"decision", r.decision},
+                     {"stop_reason", r.stop_reason},
+                     {"tools", r.tools},
+                     {"codes", r.codes}};
+  const std::string text = CanonicalJson(line) + "\n";
+  absl::MutexLock lock(&mu_);
+  if (file_ == nullptr ||
+      std::fwrite(text.data(), 1, text.size(), file_) != text.size() ||
+      std::fflush(file_) != 0) {
+    ++failed_writes_;
+    if (file_ != nullptr)
+      std::clearerr(file_);
+    return false;
+  }
+  return true;
+}
+
+void AuditLog::Close() {
+  absl::MutexLock lock(&mu_);
+  if (file_ == nullptr)
+    return;
+  std::fflush(file_);
+  if (owned_)
+    std::fclose(file_);
+  file_ = nullptr;
+}
+
+uint64_t AuditLog::failed_writes() const {
+  absl::MutexLock lock(&mu_);
+  return failed_writes_;
+}
+
+AuditSink AuditLog::SinkFor(AuditLog *log) {
+  return [log](const AuditRecord &record) { log->Write(record); };
+}
+
+} // namespace server
+} // namespace toolgate
