@@ -17,8 +17,8 @@ namespace internal {
 namespace {
 
 struct FormatCase {
-  const char* format;
-  const char* value;
+  std::string format;
+  std::string value;  // Owned: some cases are built at run time.
   bool valid;
 };
 
@@ -54,7 +54,7 @@ TEST(FormatTest, Table) {
       {"hostname", "xn--4gbwdl.xn--wgbh1c", true},
       {"hostname", "-a.example.com", false},
       {"hostname", "a..b", false},
-      {"hostname", std::string(64, 'a').c_str(), false},
+      {"hostname", std::string(64, 'a'), false},
       {"ipv4", "192.168.0.1", true},
       {"ipv4", "256.1.1.1", false},
       {"ipv4", "01.1.1.1", false},
