@@ -23,9 +23,9 @@ bool CarriesError(const Json& value) {
   if (value.is_null()) return false;
   if (value.is_boolean()) return value.get<bool>();
   if (value.is_number()) return value != 0;
-  if (value.is_string() || value.is_array() || value.is_object()) {
-    return !value.empty();
-  }
+  // json::empty() is false for every string, "" included.
+  if (value.is_string()) return !value.get_ref<const std::string&>().empty();
+  if (value.is_array() || value.is_object()) return !value.empty();
   return true;
 }
 
