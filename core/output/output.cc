@@ -162,16 +162,15 @@ class Validator {
       prefix = std::string(kStructuredContent);
     } else if (FlagSaysYes(doc, "isError")) {
       // Not read as a CallToolResult, but the tool still says it failed.
-      Add("mcp_is_error", "/isError", "the tool reported an error")
-          ->received = TruncatedJson(doc.at("isError"),
-                                     limits_.max_excerpt_bytes);
+      Add("mcp_is_error", "/isError", "the tool reported an error")->received =
+          TruncatedJson(doc.at("isError"), limits_.max_excerpt_bytes);
     }
     if (payload != nullptr) {
       if (is_mcp && FlagSaysYes(*payload, "isError")) {
         Add("mcp_is_error", absl::StrCat(prefix, "/isError"),
             "the tool's structuredContent reports an error")
-            ->received = TruncatedJson(payload->at("isError"),
-                                       limits_.max_excerpt_bytes);
+            ->received =
+            TruncatedJson(payload->at("isError"), limits_.max_excerpt_bytes);
       }
       CheckSuccessWrapper(*payload, prefix);
       CheckErrorStatus(*payload, prefix);
@@ -224,8 +223,8 @@ class Validator {
   void CheckSuccessWrapper(const Json& payload, const std::string& prefix) {
     if (!payload.is_object()) return;
     auto status = payload.find("status");
-    const bool status_ok = status != payload.end() && status->is_string() &&
-                           ReadsAsYes(*status);
+    const bool status_ok =
+        status != payload.end() && status->is_string() && ReadsAsYes(*status);
     if (!FlagSaysYes(payload, "ok") && !FlagSaysYes(payload, "success") &&
         !status_ok) {
       return;
@@ -272,16 +271,18 @@ class Validator {
   // parsed and, since it could not be checked, counts as markup.
   void CheckMarkup(const std::string& pointer, const std::string& text) {
     const size_t first = internal::FindTagOpener(text);
-    if (first == absl::string_view::npos) return;  // Text to any HTML parser.
+    if (first == absl::string_view::npos) return;    // Text to any HTML parser.
+    if (internal::HoldsOnlyInertTags(text)) return;  // Vec<String> and kin.
     // Past the cap another violation changes nothing: skip the parse.
     if (result_->violations.size() >= limits_.max_violations) return;
     const size_t tags = internal::CountTagOpeners(text);
     if (tags > markup_tags_left_ || text.size() > markup_bytes_left_) {
-      OutputViolation* v = Add(
-          "markup_in_string", pointer,
-          absl::StrCat("string holds ", tags, " tag-like \"<\" in ",
-                       text.size(), " bytes, past what the markup check "
-                       "parses per output; not checked, so not trusted"));
+      OutputViolation* v =
+          Add("markup_in_string", pointer,
+              absl::StrCat("string holds ", tags, " tag-like \"<\" in ",
+                           text.size(),
+                           " bytes, past what the markup check "
+                           "parses per output; not checked, so not trusted"));
       v->expected = absl::StrCat("at most ", limits_.max_markup_tags,
                                  " tags and ", limits_.max_markup_bytes,
                                  " bytes of strings with tags per output");

@@ -70,9 +70,9 @@
 // an output invalid. Every string value and object key of a parsed body is
 // scanned, MCP content[].text included, after invisible characters
 // (zero-width, format, soft hyphen, controls) are taken out and other
-// spaces and line breaks made plain (internal/invisible_chars.h). Finding codes: instruction_override,
-// role_marker, chat_template_token, tool_call_syntax (see
-// internal/string_scan.h for the exact patterns).
+// spaces and line breaks made plain (internal/invisible_chars.h). Finding
+// codes: instruction_override, role_marker, chat_template_token,
+// tool_call_syntax (see internal/string_scan.h for the exact patterns).
 //
 // Thread-safe: ValidateToolOutput is pure; the compiled Schema it reads is
 // immutable and may be shared across threads.

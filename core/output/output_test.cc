@@ -503,26 +503,33 @@ std::string Repeat(const std::string& unit, size_t times) {
 // crash deeper still): the parse is bounded and what it cannot cover is
 // not trusted.
 TEST(ValidateToolOutput, MarkupCheckIsBoundedAndFailsClosedPastTheBound) {
-  const std::string nested = "{\"a\":\"" + Repeat("<x>", 300000) + "\"}";
+  const std::string nested = "{\"a\":\"" + Repeat("<x a>", 200000) + "\"}";
   OutputResult r = Validate(S::kNoSchema, 200, kJson, nested);
   ASSERT_EQ(Codes(r), std::vector<std::string>{"markup_in_string"});
   EXPECT_NE(r.violations[0].message.find("not checked"), std::string::npos)
       << r.violations[0].message;
+  // Plain unknown tags need no parse, however many: data.
+  EXPECT_EQ(Validate(S::kNoSchema, 200, kJson,
+                     "{\"a\":\"" + Repeat("<x>", 300000) + "\"}")
+                .verdict,
+            OutputVerdict::kValid);
 
   OutputLimits limits;
   limits.max_markup_tags = 8;
-  // Eight unknown tags fit and are data; the ninth string is over budget.
-  const std::string body = R"({"a":")" + Repeat("Vec<T> ", 8) +
-                           R"(","b":"Vec<T>","c":"a < b"})";
+  // Eight tags fit and are data; the ninth string is over budget. Tags
+  // with attributes need the parse (Map<K, V> is a "k," element with a "v"
+  // attribute); plain "<name>" tags (Vec<T>) and "a < b" need none.
+  const std::string body = R"({"a":")" + Repeat("Map<K, V> ", 8) +
+                           R"(","b":"Map<K, V>","c":"a < b","d":"Vec<T>"})";
   r = Validate(S::kNoSchema, 200, kJson, body, OutputMode::kFailClosed,
                limits);
   EXPECT_EQ(Codes(r), std::vector<std::string>{"markup_in_string"});
   EXPECT_EQ(Pointers(r), std::vector<std::string>{"/b"});
 
   limits = OutputLimits();
-  limits.max_markup_bytes = 64;
+  limits.max_markup_bytes = 64;  // "b" fits, "a" does not.
   const std::string long_text =
-      R"({"a":")" + std::string(100, 'x') + R"( Vec<T>","b":"Vec<T>"})";
+      R"({"a":")" + std::string(100, 'x') + R"( Map<K, V>","b":"Map<K, V>"})";
   r = Validate(S::kNoSchema, 200, kJson, long_text, OutputMode::kFailClosed,
                limits);
   EXPECT_EQ(Pointers(r), std::vector<std::string>{"/a"});

@@ -40,9 +40,9 @@ Action Classify(char32_t c) {
       c == 0x202F || c == 0x205F || c == 0x3000 || c == 0x2800) {
     return Action::kSpace;
   }
-  const Range* it = std::upper_bound(
-      std::begin(kDropped), std::end(kDropped), c,
-      [](char32_t v, const Range& r) { return v < r.first; });
+  const Range* it =
+      std::upper_bound(std::begin(kDropped), std::end(kDropped), c,
+                       [](char32_t v, const Range& r) { return v < r.first; });
   if (it != std::begin(kDropped) && c <= (it - 1)->last) return Action::kDrop;
   return Action::kKeep;
 }
@@ -51,8 +51,11 @@ Action Classify(char32_t c) {
 // that does not start a well-formed sequence, returned as is).
 char32_t Decode(absl::string_view s, size_t i, size_t* len) {
   const unsigned char b = static_cast<unsigned char>(s[i]);
-  size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3
-                          : (b >> 3) == 0x1E ? 4 : 0;
+  size_t n = b < 0x80           ? 1
+             : (b >> 5) == 0x6  ? 2
+             : (b >> 4) == 0xE  ? 3
+             : (b >> 3) == 0x1E ? 4
+                                : 0;
   if (n == 0 || i + n > s.size()) {
     *len = 1;
     return 0xFFFD;  // Kept: only real code points are classified.
@@ -83,7 +86,7 @@ bool NormalizeForScan(absl::string_view source, ScanText* out) {
   bool changed = false;
   std::string text;
   std::vector<std::pair<size_t, size_t>> shifts;
-  size_t ahead = 0;  // Bytes the source is ahead of `text`.
+  size_t ahead = 0;   // Bytes the source is ahead of `text`.
   size_t copied = 0;  // source[0, copied) is in `text` already.
   for (size_t i = 0; i < source.size();) {
     const unsigned char b = static_cast<unsigned char>(source[i]);

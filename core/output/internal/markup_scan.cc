@@ -24,14 +24,14 @@ constexpr size_t kMaxNameBytes = 40;
 // HTML elements newer than gumbo 0.10's tag table, which parses them as
 // unknown elements although browsers give them behaviour.
 constexpr absl::string_view kNewerHtmlTags[] = {
-    "dialog", "picture", "search", "slot", "portal", "fencedframe",
-    "selectedcontent",
+    "dialog", "picture",     "search",          "slot",
+    "portal", "fencedframe", "selectedcontent",
 };
 
 // data: media types a browser renders as a document (and so runs script in).
 constexpr absl::string_view kScriptableDataTypes[] = {
-    "text/html", "application/xhtml+xml", "image/svg+xml", "text/xml",
-    "application/xml",
+    "text/html", "application/xhtml+xml", "image/svg+xml",
+    "text/xml",  "application/xml",
 };
 
 struct Hit {
@@ -161,8 +161,7 @@ size_t DoctypeOffset(absl::string_view text) {
 }
 
 // First markup node in document order, or false.
-bool FirstMarkupNode(const GumboOutput& out, absl::string_view text,
-                     Hit* hit) {
+bool FirstMarkupNode(const GumboOutput& out, absl::string_view text, Hit* hit) {
   if (out.document->v.document.has_doctype) {
     hit->reason = "doctype";
     hit->offset = DoctypeOffset(text);
@@ -189,14 +188,15 @@ bool FirstMarkupNode(const GumboOutput& out, absl::string_view text,
           return true;
         }
         for (unsigned i = e.children.length; i > 0; --i) {
-          stack.push_back(static_cast<const GumboNode*>(e.children.data[i - 1]));
+          stack.push_back(
+              static_cast<const GumboNode*>(e.children.data[i - 1]));
         }
         break;
       }
       case GUMBO_NODE_COMMENT:
       case GUMBO_NODE_CDATA:
-        hit->reason = node->type == GUMBO_NODE_COMMENT ? "HTML comment"
-                                                       : "CDATA section";
+        hit->reason =
+            node->type == GUMBO_NODE_COMMENT ? "HTML comment" : "CDATA section";
         hit->offset = node->v.text.start_pos.offset;
         hit->length = node->v.text.original_text.length;
         return true;
@@ -226,9 +226,31 @@ size_t CountTagOpeners(absl::string_view text) {
   return n;
 }
 
+bool HoldsOnlyInertTags(absl::string_view text) {
+  for (size_t i = FindTagOpener(text); i != absl::string_view::npos;
+       i = FindTagOpener(text, i + 1)) {
+    if (!absl::ascii_isalpha(static_cast<unsigned char>(text[i + 1]))) {
+      return false;  // "</", "<!", "<?": end tag, comment or doctype.
+    }
+    // The tokenizer's tag name: up to whitespace, "/" or ">".
+    const size_t end =
+        text.find_first_of(absl::string_view("\t\n\f\r />"), i + 1);
+    // Cut off by the end of the text: the tokenizer drops it.
+    if (end == absl::string_view::npos) return true;
+    if (text[end] != '>') return false;  // Attributes or "/>".
+    const absl::string_view name = text.substr(i + 1, end - i - 1);
+    if (gumbo_tagn_enum(name.data(), static_cast<unsigned>(name.size())) !=
+            GUMBO_TAG_UNKNOWN ||
+        IsNewerHtmlTag(absl::AsciiStrToLower(name))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool FindMarkupInString(absl::string_view text, PatternMatch* match,
                         std::string* what) {
-  if (FindTagOpener(text) == absl::string_view::npos) return false;
+  if (HoldsOnlyInertTags(text)) return false;  // No tag opener included.
   GumboOptions options = kGumboDefaultOptions;
   options.max_errors = 0;  // Parse errors are never read: don't keep them.
   GumboOutput* out =
@@ -244,7 +266,8 @@ bool FindMarkupInString(absl::string_view text, PatternMatch* match,
   }
   if (out != nullptr) gumbo_destroy_output(&options, out);
   Hit skeleton;
-  if (SkeletonTag(text, &skeleton) && (!found || skeleton.offset < hit.offset)) {
+  if (SkeletonTag(text, &skeleton) &&
+      (!found || skeleton.offset < hit.offset)) {
     hit = std::move(skeleton);
     found = true;
   }

@@ -50,6 +50,13 @@ size_t FindTagOpener(absl::string_view text, size_t from = 0);
 // Number of tag openers in `text`: what bounds the parser's work on it.
 size_t CountTagOpeners(absl::string_view text);
 
+// True when every tag opener in `text` starts a plain start tag "<name>"
+// (no attributes, not self-closing) whose name HTML does not know, or one
+// cut off by the end of the text: "Vec<String>", "<ops@example.com>",
+// "Option<Box<T>>". Such text parses to unknown elements without
+// attributes and to text, none of which is markup, so it needs no parse.
+bool HoldsOnlyInertTags(absl::string_view text);
+
 // Parses `text` and finds the first markup node in document order (see the
 // file comment). On a hit fills `match` (code "markup_in_string", start at
 // the node's "<") and, when given, `what` with a short description such as

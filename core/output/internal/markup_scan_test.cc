@@ -31,8 +31,10 @@ std::string What(const std::string& text) {
 // same kind: each must be found, with the reason a user is shown.
 TEST(FindMarkupInString, AttacksFromTheHardeningIssue) {
   const MarkupCase cases[] = {
-      {"<img src=x onerror=alert(1)>", "event-handler attribute onerror on <img>"},
-      {"<IMG SRC=x OnError=alert(1)>", "event-handler attribute onerror on <img>"},
+      {"<img src=x onerror=alert(1)>",
+       "event-handler attribute onerror on <img>"},
+      {"<IMG SRC=x OnError=alert(1)>",
+       "event-handler attribute onerror on <img>"},
       {"<svg onload=alert(1)>", "event-handler attribute onload on <svg>"},
       {"<a href=\"javascript:alert(1)\">x</a>",
        "javascript: URL in attribute href of <a>"},
@@ -62,8 +64,9 @@ TEST(FindMarkupInString, AttacksFromTheHardeningIssue) {
       {"line<br>break", "<br> element"},
       // Elements HTML does not know are data, unless their attributes act.
       {"<x onclick=alert(1)>z</x>", "event-handler attribute onclick on <x>"},
-      {"<x-widget onmouseover=steal()>", "event-handler attribute onmouseover "
-                                         "on <x-widget>"},
+      {"<x-widget onmouseover=steal()>",
+       "event-handler attribute onmouseover "
+       "on <x-widget>"},
       {"<foo style=\"display:none\">hidden words</foo>",
        "style attribute on <foo>"},
       // URLs are read as a browser reads them: references decoded, spaces
@@ -151,6 +154,43 @@ TEST(FindMarkupInString, DeepNestingDoesNotExhaustTheStack) {
   EXPECT_EQ(What(text), "");
   text += "<i>";
   EXPECT_EQ(What(text), "<i> element");
+}
+
+TEST(HoldsOnlyInertTags, PlainUnknownStartTagsOnly) {
+  const std::vector<std::string> inert = {
+      "no tags",
+      "a < b",
+      "Vec<String>",
+      "Option<Box<T>>",
+      "<ops@example.com>",
+      "press <Enter>",
+      "x<y",
+      "Vec<u8>>",
+      "<T><V>",
+  };
+  for (const std::string& text : inert) {
+    EXPECT_TRUE(HoldsOnlyInertTags(text)) << text;
+  }
+  const std::vector<std::string> parse = {
+      "<b>",
+      "<IMG>",
+      "<x a>",
+      "<x/>",
+      "Map<K, V>",
+      "</x>",
+      "<!-- -->",
+      "<?x>",
+      "<dialog>",
+      "<x onclick=y>",
+      "Vec<T> <p>",
+      "<body>",
+      "<foreignObject>",
+      "<x\ta>",
+      "Pair<T><U>",  // <u> is underline.
+  };
+  for (const std::string& text : parse) {
+    EXPECT_FALSE(HoldsOnlyInertTags(text)) << text;
+  }
 }
 
 TEST(FindTagOpener, OnlyWhereTheTokenizerStartsATag) {
