@@ -103,16 +103,19 @@ std::string ElementReason(const GumboElement& e) {
   const std::string tag = absl::StrCat("<", name, ">");
   for (unsigned i = 0; i < e.attributes.length; ++i) {
     const auto* attr = static_cast<const GumboAttribute*>(e.attributes.data[i]);
-    const absl::string_view name = attr->name;
-    const std::string shown = Excerpt(name, 0, kMaxNameBytes);
-    if (name.size() > 2 && absl::StartsWith(name, "on")) {
+    const absl::string_view attr_name = attr->name;
+    const std::string shown = Excerpt(attr_name, 0, kMaxNameBytes);
+    // gumbo lowercases attribute names.
+    if (attr_name.size() > 2 && absl::StartsWith(attr_name, "on")) {
       return absl::StrCat("event-handler attribute ", shown, " on ", tag);
     }
     const std::string scheme = ScriptUrlScheme(attr->value);
     if (!scheme.empty()) {
       return absl::StrCat(scheme, " URL in attribute ", shown, " of ", tag);
     }
-    if (name == "style") return absl::StrCat("style attribute on ", tag);
+    if (attr_name == "style") {
+      return absl::StrCat("style attribute on ", tag);
+    }
   }
   // The parser adds html, head and body to every document, and folds a
   // second such tag into the first: SkeletonTag judges the tags instead.
