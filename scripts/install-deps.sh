@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   bazel-bootstrap g++ libssl-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libabsl-dev nlohmann-json3-dev libre2-dev
+  libabsl-dev nlohmann-json3-dev libre2-dev libgumbo-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-grpcio python3-protobuf jq
 )

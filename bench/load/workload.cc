@@ -60,7 +60,9 @@ absl::StatusOr<v1::OpenRunResponse> OpenRun(v1::ToolGate::Stub& stub,
   return resp;
 }
 
-Item MakeItem(const bench::CallPayload& p) {
+}  // namespace
+
+Item CallItem(const bench::CallPayload& p) {
   Item item;
   if (p.native) {
     item.request.set_native_json(p.output);
@@ -73,8 +75,6 @@ Item MakeItem(const bench::CallPayload& p) {
                                                   : v1::DECISION_REJECT;
   return item;
 }
-
-}  // namespace
 
 std::vector<std::string> PayloadNames(Mix mix) {
   if (mix != Mix::kMixed) return Names(mix);
@@ -113,7 +113,7 @@ absl::StatusOr<std::vector<Item>> BuildItems(
       }
       it = targets.emplace(p.snapshot, std::move(target)).first;
     }
-    Item item = MakeItem(p);
+    Item item = CallItem(p);
     if (options.mode == Mode::kRun) {
       item.request.set_run_id(it->second.run_id());
       item.request.set_run_token(it->second.run_token());

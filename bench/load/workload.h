@@ -22,6 +22,10 @@ struct Item {
   v1::Decision expect = v1::DECISION_ALLOW;
 };
 
+// The request a payload stands for (model output and repair policy; no
+// snapshot or run yet) and the decision it must get.
+Item CallItem(const bench::CallPayload& p);
+
 // The payload names a mix sends, in the order a worker cycles through
 // them. mixed interleaves allow, reject and text.
 std::vector<std::string> PayloadNames(Mix mix);

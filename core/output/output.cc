@@ -3,9 +3,12 @@
 #include <exception>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "core/json/strict_json.h"
 #include "core/output/internal/body_checks.h"
+#include "core/output/internal/markup_scan.h"
 #include "core/output/internal/string_scan.h"
 #include "core/schema/schema.h"
 
@@ -20,16 +23,41 @@ bool CarriesError(const Json& value) {
   if (value.is_null()) return false;
   if (value.is_boolean()) return value.get<bool>();
   if (value.is_number()) return value != 0;
-  if (value.is_string() || value.is_array() || value.is_object()) {
-    return !value.empty();
-  }
+  // json::empty() is false for every string, "" included.
+  if (value.is_string()) return !value.get_ref<const std::string&>().empty();
+  if (value.is_array() || value.is_object()) return !value.empty();
   return true;
 }
 
-bool IsTrue(const Json& object, const char* key) {
+// A flag that says yes however it is spelled: true, 1, or a string such as
+// "true", "yes", "ok", "success" (any case, spaces around ignored). A tool
+// that writes "success": "true" means it as much as true.
+bool ReadsAsYes(const Json& value) {
+  if (value.is_boolean()) return value.get<bool>();
+  if (value.is_number()) return value == 1;
+  if (!value.is_string()) return false;
+  const std::string word = absl::AsciiStrToLower(
+      absl::StripAsciiWhitespace(value.get_ref<const std::string&>()));
+  for (absl::string_view yes : {"true", "yes", "1", "ok", "success"}) {
+    if (word == yes) return true;
+  }
+  return false;
+}
+
+bool FlagSaysYes(const Json& object, const char* key) {
   if (!object.is_object()) return false;
   auto it = object.find(key);
-  return it != object.end() && it->is_boolean() && it->get<bool>();
+  return it != object.end() && ReadsAsYes(*it);
+}
+
+// "status" naming a failure in the convention tools use for it (JSend:
+// "error", "fail"). Words for the state of a thing ("failed", "cancelled")
+// are data and do not count.
+bool StatusSaysError(const Json& status) {
+  if (!status.is_string()) return false;
+  const std::string word = absl::AsciiStrToLower(
+      absl::StripAsciiWhitespace(status.get_ref<const std::string&>()));
+  return word == "error" || word == "fail";
 }
 
 // Runs the checks of one ValidateToolOutput call, appending to `result`.
@@ -132,12 +160,21 @@ class Validator {
       auto it = doc.find("structuredContent");
       payload = it == doc.end() ? nullptr : &*it;
       prefix = std::string(kStructuredContent);
-    } else if (IsTrue(doc, "isError")) {
+    } else if (FlagSaysYes(doc, "isError")) {
       // Not read as a CallToolResult, but the tool still says it failed.
-      Add("mcp_is_error", "/isError", "the tool reported an error")
-          ->received = "true";
+      Add("mcp_is_error", "/isError", "the tool reported an error")->received =
+          TruncatedJson(doc.at("isError"), limits_.max_excerpt_bytes);
     }
-    if (payload != nullptr) CheckSuccessWrapper(*payload, prefix);
+    if (payload != nullptr) {
+      if (is_mcp && FlagSaysYes(*payload, "isError")) {
+        Add("mcp_is_error", absl::StrCat(prefix, "/isError"),
+            "the tool's structuredContent reports an error")
+            ->received =
+            TruncatedJson(payload->at("isError"), limits_.max_excerpt_bytes);
+      }
+      CheckSuccessWrapper(*payload, prefix);
+      CheckErrorStatus(*payload, prefix);
+    }
     ScanStrings(doc);
     if (spec_ != nullptr && spec_->output_schema != nullptr) {
       CheckSchema(doc, is_mcp, payload, prefix);
@@ -185,7 +222,13 @@ class Validator {
 
   void CheckSuccessWrapper(const Json& payload, const std::string& prefix) {
     if (!payload.is_object()) return;
-    if (!IsTrue(payload, "ok") && !IsTrue(payload, "success")) return;
+    auto status = payload.find("status");
+    const bool status_ok =
+        status != payload.end() && status->is_string() && ReadsAsYes(*status);
+    if (!FlagSaysYes(payload, "ok") && !FlagSaysYes(payload, "success") &&
+        !status_ok) {
+      return;
+    }
     for (const char* key : {"error", "errors"}) {
       auto it = payload.find(key);
       if (it == payload.end() || !CarriesError(*it)) continue;
@@ -198,18 +241,22 @@ class Validator {
     }
   }
 
+  void CheckErrorStatus(const Json& payload, const std::string& prefix) {
+    if (!payload.is_object()) return;
+    auto status = payload.find("status");
+    if (status == payload.end() || !StatusSaysError(*status)) return;
+    OutputViolation* v = Add("error_status", absl::StrCat(prefix, "/status"),
+                             "the tool reported an error in \"status\"");
+    v->expected = "a status other than \"error\" or \"fail\"";
+    v->received = TruncatedJson(*status, limits_.max_excerpt_bytes);
+  }
+
   void ScanStrings(const Json& doc) {
     const bool check_markup =
         spec_ == nullptr || !spec_->allow_markup_in_strings;
     internal::ForEachString(doc, [&](const std::string& pointer,
                                      const std::string& text) {
-      internal::PatternMatch m;
-      if (check_markup && internal::FindMarkupInString(text, &m)) {
-        OutputViolation* v =
-            Add("markup_in_string", pointer, "string holds HTML markup");
-        v->expected = "data, not an HTML document";
-        v->received = ExcerptAround(text, m);
-      }
+      if (check_markup) CheckMarkup(pointer, text);
       for (const internal::PatternMatch& hit : internal::FindInjections(text)) {
         if (result_->findings.size() >= limits_.max_findings) break;
         result_->findings.push_back(
@@ -217,6 +264,40 @@ class Validator {
       }
       return true;
     });
+  }
+
+  // One markup_in_string per string holding markup. The HTML parse is
+  // bounded per output (OutputLimits); a string past the bound is not
+  // parsed and, since it could not be checked, counts as markup.
+  void CheckMarkup(const std::string& pointer, const std::string& text) {
+    const size_t first = internal::FindTagOpener(text);
+    if (first == absl::string_view::npos) return;    // Text to any HTML parser.
+    if (internal::HoldsOnlyInertTags(text)) return;  // Vec<String> and kin.
+    // Past the cap another violation changes nothing: skip the parse.
+    if (result_->violations.size() >= limits_.max_violations) return;
+    const size_t tags = internal::CountTagOpeners(text);
+    if (tags > markup_tags_left_ || text.size() > markup_bytes_left_) {
+      OutputViolation* v =
+          Add("markup_in_string", pointer,
+              absl::StrCat("string holds ", tags, " tag-like \"<\" in ",
+                           text.size(),
+                           " bytes, past what the markup check "
+                           "parses per output; not checked, so not trusted"));
+      v->expected = absl::StrCat("at most ", limits_.max_markup_tags,
+                                 " tags and ", limits_.max_markup_bytes,
+                                 " bytes of strings with tags per output");
+      v->received = ExcerptAround(text, {"", first, 1});
+      return;
+    }
+    markup_tags_left_ -= tags;
+    markup_bytes_left_ -= text.size();
+    internal::PatternMatch m;
+    std::string what;
+    if (!internal::FindMarkupInString(text, &m, &what)) return;
+    OutputViolation* v = Add("markup_in_string", pointer,
+                             absl::StrCat("string holds HTML markup: ", what));
+    v->expected = "data, not HTML markup";
+    v->received = ExcerptAround(text, m);
   }
 
   std::string ExcerptAround(const std::string& text,
@@ -263,6 +344,9 @@ class Validator {
   OutputResult* result_;
   bool invalid_ = false;
   OutputViolation overflow_;  // Sink for violations past the cap.
+  // What is left of the markup check's per-output parse budget.
+  size_t markup_tags_left_ = limits_.max_markup_tags;
+  size_t markup_bytes_left_ = limits_.max_markup_bytes;
 };
 
 }  // namespace

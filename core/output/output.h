@@ -27,14 +27,28 @@
 //   mcp_malformed_result      an MCP CallToolResult whose isError is not a
 //                             boolean or whose content items are not objects
 //                             with a string "type"
-//   mcp_is_error              isError exactly true at the top level (an
-//                             MCP CallToolResult's, or any object's)
-//   error_in_success_wrapper  "ok" or "success" exactly true next to a
+//   mcp_is_error              isError says yes at the top level (an MCP
+//                             CallToolResult's must be a boolean; any
+//                             other object's may also be 1 or a string
+//                             such as "true"), or inside an MCP result's
+//                             structuredContent
+//   error_in_success_wrapper  "ok" or "success" saying yes (true, 1,
+//                             "true", "yes", "ok", "success", any case),
+//                             or "status" "ok"/"success", next to a
 //                             non-null, non-false, non-empty "error" or
 //                             "errors" at the top level of the payload
-//   markup_in_string          a string value holding an HTML document or
-//                             html/head/body/script/iframe/... tags (one per
-//                             string; skipped when the spec allows markup)
+//   error_status              "status" is "error" or "fail" (any case) at
+//                             the top level of the payload (JSend's
+//                             failure statuses)
+//   markup_in_string          a string value or key holding HTML markup as
+//                             an HTML5 parser reads it: an element HTML
+//                             knows, an event-handler, style or script-URL
+//                             attribute on any element, a comment or a
+//                             doctype (exact rules in
+//                             internal/markup_scan.h; one per string;
+//                             skipped when the spec allows markup). A
+//                             string the parse budget in OutputLimits
+//                             cannot cover counts as markup: unchecked
 //   missing_structured_content  MCP result without structuredContent for a
 //                             tool that declares an output schema
 //   output_schema             one per schema violation (keyword, expected,
@@ -54,9 +68,11 @@
 // instructions", role markers, chat template tokens, tool-call syntax) is
 // reported in `findings`, never as a violation: by itself it does not make
 // an output invalid. Every string value and object key of a parsed body is
-// scanned, MCP content[].text included. Finding codes: instruction_override,
-// role_marker, chat_template_token, tool_call_syntax (see
-// internal/string_scan.h for the exact patterns).
+// scanned, MCP content[].text included, after invisible characters
+// (zero-width, format, soft hyphen, controls) are taken out and other
+// spaces and line breaks made plain (internal/invisible_chars.h). Finding
+// codes: instruction_override, role_marker, chat_template_token,
+// tool_call_syntax (see internal/string_scan.h for the exact patterns).
 //
 // Thread-safe: ValidateToolOutput is pure; the compiled Schema it reads is
 // immutable and may be shared across threads.
@@ -127,6 +143,13 @@ struct OutputLimits {
   size_t max_findings = 32;
   // Bytes of context echoed in `received` and finding excerpts.
   size_t max_excerpt_bytes = 80;
+  // The markup check's work per output. Only strings with a tag opener
+  // ("<" then a letter, "!", "/" or "?") are parsed as HTML, and a parse
+  // can take time quadratic in the number of tag openers; these cap the
+  // tag openers and the bytes of such strings parsed per output. A string
+  // that would go past them is markup_in_string without a parse.
+  size_t max_markup_tags = 1024;
+  size_t max_markup_bytes = 256 << 10;
 };
 
 struct OutputViolation {

@@ -179,8 +179,14 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"script_inside_nested_field", S::kNoSchema, 200, kJson,
              R"({"rows":[{"v":"x <script>alert(1)</script>"}]})",
              {"markup_in_string"}, {"/rows/0/v"}, ""},
-        Case{"benign_less_than", S::kSchema, 200, kJson,
+        // Any element HTML knows is markup now, rich-text <p> included
+        // (this case was VALID while the check was a 10-tag list).
+        Case{"rich_text_tag_in_field", S::kSchema, 200, kJson,
              R"({"id":1,"status":"active","note":"a < b, and <p>ok</p>"})",
+             {"markup_in_string"}, {"/note"}, ""},
+        Case{"benign_less_than", S::kSchema, 200, kJson,
+             R"({"id":1,"status":"active","note":"a < b, x<y, <3, )"
+             R"(Vec<String>, HashMap<K, V>, <ada@example.org>"})",
              kNone, kNone, ""},
         Case{"mcp_is_error", S::kNoSchema, kNoStatus, kJson,
              R"({"content":[{"type":"text","text":"boom"}],"isError":true})",

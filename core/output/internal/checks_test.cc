@@ -2,6 +2,8 @@
 #include <vector>
 
 #include "core/output/internal/body_checks.h"
+#include "core/output/internal/invisible_chars.h"
+#include "core/output/internal/markup_scan.h"
 #include "core/output/internal/string_scan.h"
 #include "gtest/gtest.h"
 
@@ -140,8 +142,9 @@ TEST(FindMarkupInString, Table) {
       {"<head>", true},
       {"a < b and c > d", false},
       {"x<y", false},
-      {"<p>Rich <b>text</b></p>", false},
-      {"<header>nav</header>", false},
+      // Any element HTML knows is markup, rich-text tags included.
+      {"<p>Rich <b>text</b></p>", true},
+      {"<header>nav</header>", true},
       {"<bodyguard>", false},
       {"html body script", false},
       {"use the <html> tag", true},

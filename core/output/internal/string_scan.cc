@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "core/output/internal/invisible_chars.h"
 #include "re2/re2.h"
 #include "re2/set.h"
 
@@ -41,11 +42,6 @@ constexpr PatternDef kInjectionPatterns[] = {
      R"re(\s*"(?:arguments|parameters|input)"\s*:)re"
      R"re(|"tool_calls"\s*:\s*\[)re"},
 };
-
-constexpr const char* kMarkupPattern =
-    R"re((?i)<!doctype\b)re"
-    R"re(|</?(?:html|head|body|script|iframe|frameset|frame|object|embed|)re"
-    R"re(applet)\b)re";
 
 struct CompiledPattern {
   absl::string_view code;
@@ -141,17 +137,15 @@ class StringWalker {
 
 }  // namespace
 
-bool FindMarkupInString(absl::string_view text, PatternMatch* match) {
-  static const RE2* markup = CompileOrDie(kMarkupPattern).release();
-  return FirstMatch(*markup, text, "markup_in_string", match);
-}
-
 std::vector<PatternMatch> FindInjections(absl::string_view text) {
   std::vector<PatternMatch> out;
+  ScanText plain;
+  const bool normalized = NormalizeForScan(text, &plain);
+  const absl::string_view scanned = normalized ? plain.text : text;
   // One pass over the string says which patterns occur (almost always
   // none); only those are run again to locate the match.
   std::vector<int> hits;
-  if (!InjectionSet().Match(re2::StringPiece(text.data(), text.size()),
+  if (!InjectionSet().Match(re2::StringPiece(scanned.data(), scanned.size()),
                             &hits)) {
     return out;
   }
@@ -159,7 +153,14 @@ std::vector<PatternMatch> FindInjections(absl::string_view text) {
   for (int i : hits) {
     const CompiledPattern& p = InjectionPatterns()[i];
     PatternMatch m;
-    if (FirstMatch(*p.re, text, p.code, &m)) out.push_back(m);
+    if (!FirstMatch(*p.re, scanned, p.code, &m)) continue;
+    if (normalized) {
+      // Report where the match is in the string as the tool sent it.
+      const size_t end = plain.SourceOffset(m.start + m.length);
+      m.start = plain.SourceOffset(m.start);
+      m.length = end - m.start;
+    }
+    out.push_back(m);
   }
   return out;
 }

@@ -1,5 +1,5 @@
-// Pattern checks on the strings inside a parsed tool output: markup smuggled
-// into a JSON field, and text that addresses the model (prompt injection).
+// Pattern checks on the strings inside a parsed tool output: text that
+// addresses the model (prompt injection), and the walk over every string.
 // Internal to core/output; the public API is core/output/output.h.
 //
 // All patterns are RE2 (linear time, whatever the input) compiled once on
@@ -27,13 +27,13 @@ struct PatternMatch {
   size_t length = 0;
 };
 
-// Finds an HTML document or HTML tag inside a string value: the string opens
-// with <!doctype, or contains an opening or closing html, head, body, script,
-// iframe, frame, frameset, object, embed or applet tag. Rich-text tags
-// (<p>, <b>, <div>) and bare "<" (as in "a < b") are not flagged.
-bool FindMarkupInString(absl::string_view text, PatternMatch* match);
+// FindMarkupInString (HTML markup, with an HTML parser) is in
+// markup_scan.h.
 
-// Finds text that addresses the model rather than carrying data. At most one
+// Finds text that addresses the model rather than carrying data. The
+// patterns run on the text as NormalizeForScan (invisible_chars.h) leaves
+// it: zero-width, format and control characters removed, other spaces and
+// line breaks made plain. Offsets are into `text` as given. At most one
 // match per code, in the order of the table:
 //   instruction_override  "ignore/disregard/forget/override/bypass
 //                         [all|previous|the|system ...] instructions|prompt|
