@@ -1,7 +1,13 @@
 #!/bin/bash
-# Installs what is missing, builds, and runs every test (unit, integration,
-# conformance, Python end to end). Ends with "N passed, N failed" counting
-# test cases across all test targets.
+# Installs what is missing, builds, and runs every test: the whole suite
+# (unit, integration, JSON-Schema-Test-Suite conformance, Python end to
+# end), the whole suite again under ASan+UBSan, the concurrency tests under
+# TSan, every fuzz target briefly, and a short soak. Ends with
+# "N passed, N failed": test cases across all test targets, plus one case
+# per script stage.
+#
+#   scripts/test.sh            everything (what CI runs)
+#   TOOLGATE_QUICK=1 scripts/test.sh   the plain suite only
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh || exit 1
@@ -11,10 +17,59 @@ suite="$(cd .. && pwd)/shared/conformance/JSON-Schema-Test-Suite"
 env_flags=()
 [ -d "$suite" ] && env_flags+=("--test_env=TOOLGATE_CONFORMANCE_DIR=$suite")
 
-bazel test //... "${env_flags[@]}" "$@"
-status=$?
-/usr/bin/python3 scripts/summarize_tests.py "$(bazel info bazel-testlogs 2>/dev/null)" \
-  $(bazel query 'tests(//...)' 2>/dev/null)
-summary=$?
-[ $status -eq 0 ] && [ $summary -eq 0 ] && exit 0
-exit 1
+passed=0
+failed=0
+# Adds "N passed, N failed" from a summary line to the totals.
+add_counts() {
+  local line
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' <<<"$1" | tail -1)
+  if [ -z "$line" ]; then
+    failed=$((failed + 1))
+    return
+  fi
+  passed=$((passed + $(cut -d' ' -f1 <<<"$line")))
+  failed=$((failed + $(cut -d' ' -f3 <<<"$line")))
+}
+
+# bazel_suite NAME OUTPUT_BASE TARGET_PATTERN FLAGS...: runs a suite in its
+# own output base (sanitizer builds do not evict the plain one; all share
+# the disk cache) and counts its test cases.
+bazel_suite() {
+  local name=$1 base=$2 pattern=$3
+  shift 3
+  local startup=()
+  [ -n "$base" ] && startup=("--output_base=$base")
+  echo "=== $name" >&2
+  bazel "${startup[@]}" test "$@" "${env_flags[@]}" -- $pattern
+  local testlogs targets summary
+  testlogs=$(bazel "${startup[@]}" info "$@" bazel-testlogs 2>/dev/null)
+  targets=$(bazel "${startup[@]}" query "tests(${pattern// / + })" 2>/dev/null)
+  summary=$(/usr/bin/python3 scripts/summarize_tests.py "$testlogs" $targets)
+  echo "$name: $summary" >&2
+  add_counts "$summary"
+}
+
+# script_stage NAME COMMAND...: one case, passed when the command exits 0.
+script_stage() {
+  local name=$1
+  shift
+  echo "=== $name" >&2
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    echo "$name: FAILED" >&2
+    failed=$((failed + 1))
+  fi
+}
+
+bazel_suite "suite" "" "//..."
+if [ -z "${TOOLGATE_QUICK:-}" ]; then
+  cache="$HOME/.cache"
+  bazel_suite "asan+ubsan" "$cache/toolgate-bazel-asan" "//..." --config=asan
+  bazel_suite "tsan" "$cache/toolgate-bazel-tsan" \
+    "//core/run/... //core/engine/... //core/snapshot/... //server/... //tests/integration/..." \
+    --config=tsan
+  script_stage "soak smoke (20k calls)" bench/soak/run_soak.sh 20000
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
