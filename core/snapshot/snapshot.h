@@ -21,6 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "core/manifest/manifest.h"
 #include "core/schema/schema.h"
+#include "core/util/cancel.h"
 
 namespace toolgate {
 
@@ -49,9 +50,14 @@ class Snapshot {
   const CompiledTool* FindTool(absl::string_view name) const;
 
   // Up to `max` tool names close to `name` (case-insensitive equality or a
-  // small edit distance), for hints only: never used to resolve a call.
-  std::vector<std::string> NearestToolNames(absl::string_view name,
-                                            size_t max = 3) const;
+  // small edit distance), nearest first, for hints only: never used to
+  // resolve a call. Bounded work: a name longer than kMaxToolNameBytes gets
+  // none, a candidate whose length alone puts it too far is skipped, and
+  // the distance is computed in a band that stops once it exceeds the
+  // cutoff. Stops early (with what it found) once `cancel` says so.
+  std::vector<std::string> NearestToolNames(
+      absl::string_view name, size_t max = 3,
+      const CancelToken* cancel = nullptr) const;
 
  private:
   Snapshot() = default;
@@ -62,6 +68,7 @@ class Snapshot {
   std::string canonical_json_;
   RunSettings settings_;
   std::vector<std::string> tool_names_;
+  std::vector<std::string> lower_tool_names_;  // For NearestToolNames.
   std::vector<std::string> warnings_;
   std::map<std::string, CompiledTool, std::less<>> tools_;
 };
