@@ -68,6 +68,13 @@ absl::StatusOr<ValidateOutputResponse> Engine::DoValidateToolOutput(
   // A tool absent from the snapshot is passed as no spec: unknown_tool.
   response.result = output::ValidateToolOutput(
       checked, tool == nullptr ? nullptr : &spec, limits);
+  // A caller that has gone gets no verdict, and its output does not count
+  // toward the run's kill switch.
+  if (absl::Status gone = target->run != nullptr ? request.cancel.CheckNow()
+                                                 : request.cancel.Check();
+      !gone.ok()) {
+    return gone;
+  }
   if (target->run != nullptr) {
     response.read_only = target->run->RecordOutput(response.result.verdict);
   }

@@ -72,7 +72,7 @@ constexpr size_t kCandidatesPerCheck = 64;
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
-    Manifest manifest, std::string name) {
+    Manifest manifest, std::string name, const CancelToken* cancel) {
   std::shared_ptr<Snapshot> s(new Snapshot());
   s->id_ = ManifestId(manifest);
   s->name_ = std::move(name);
@@ -81,6 +81,9 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
   s->settings_ = manifest.settings;
   s->warnings_ = manifest.warnings;
   for (const ToolSpec& spec : manifest.tools) {
+    if (cancel != nullptr) {
+      if (absl::Status gone = cancel->Check(); !gone.ok()) return gone;
+    }
     CompiledTool tool;
     tool.spec = spec;
     auto in = CompileToolSchema(manifest, spec, spec.input_schema,
@@ -138,7 +141,7 @@ std::vector<std::string> Snapshot::NearestToolNames(
 
 absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Create(
     absl::string_view manifest_json, ManifestFormat format,
-    absl::string_view name) {
+    absl::string_view name, const CancelToken* cancel) {
   absl::StatusOr<Manifest> manifest =
       ParseManifest(manifest_json, format, options_.limits);
   if (!manifest.ok()) return manifest.status();
@@ -152,7 +155,8 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Create(
     }
   }
   // Compile outside the lock: schemas can be large.
-  auto snapshot = Snapshot::Compile(*std::move(manifest), std::string(name));
+  auto snapshot =
+      Snapshot::Compile(*std::move(manifest), std::string(name), cancel);
   if (!snapshot.ok()) return snapshot.status();
   absl::MutexLock lock(&mu_);
   if (by_id_.size() >= options_.max_snapshots && !by_id_.count(id)) {
@@ -185,10 +189,14 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::GetByName(
   return by_id_.at(it->second);
 }
 
-std::vector<std::shared_ptr<const Snapshot>> SnapshotStore::List() const {
+std::vector<std::shared_ptr<const Snapshot>> SnapshotStore::ListAfter(
+    absl::string_view after_id, size_t max) const {
   absl::MutexLock lock(&mu_);
   std::vector<std::shared_ptr<const Snapshot>> out;
-  for (const auto& [id, s] : by_id_) out.push_back(s);
+  auto it = after_id.empty() ? by_id_.begin() : by_id_.upper_bound(after_id);
+  for (; it != by_id_.end() && out.size() < max; ++it) {
+    out.push_back(it->second);
+  }
   return out;
 }
 

@@ -35,8 +35,10 @@ class Snapshot {
  public:
   // Compiles every tool's schemas; the first schema that does not compile
   // refuses the whole manifest (INVALID_ARGUMENT naming tool and pointer).
+  // Checks `cancel` (if given) between tools: CANCELLED/DEADLINE_EXCEEDED.
   static absl::StatusOr<std::shared_ptr<const Snapshot>> Compile(
-      Manifest manifest, std::string name);
+      Manifest manifest, std::string name,
+      const CancelToken* cancel = nullptr);
 
   const std::string& id() const { return id_; }
   const std::string& name() const { return name_; }
@@ -87,7 +89,7 @@ class SnapshotStore {
   // the snapshot already held. `name` labels it (the newest wins).
   absl::StatusOr<std::shared_ptr<const Snapshot>> Create(
       absl::string_view manifest_json, ManifestFormat format,
-      absl::string_view name);
+      absl::string_view name, const CancelToken* cancel = nullptr);
 
   // NOT_FOUND when no snapshot has that id (or name).
   absl::StatusOr<std::shared_ptr<const Snapshot>> Get(
@@ -95,7 +97,11 @@ class SnapshotStore {
   absl::StatusOr<std::shared_ptr<const Snapshot>> GetByName(
       absl::string_view name) const;
 
-  std::vector<std::shared_ptr<const Snapshot>> List() const;
+  // Up to `max` snapshots in id order, from the first id after `after_id`
+  // ("" = from the start): ids only sort after one another, so a snapshot
+  // added meanwhile never shifts the ones already listed.
+  std::vector<std::shared_ptr<const Snapshot>> ListAfter(
+      absl::string_view after_id, size_t max) const;
 
  private:
   const SnapshotStoreOptions options_;
