@@ -21,6 +21,7 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "schemas/embedded_examples.h"
 #include "server/options.h"
+#include "server/raw_service.h"
 #include "server/service.h"
 
 namespace toolgate {
@@ -120,17 +121,20 @@ int Serve(const ServerOptions& options) {
     std::cerr << "toolgate: " << s.message() << "\n";
     return 1;
   }
-  ToolGateService service(&engine);
+  ToolGateService typed(&engine);
+  // Parses requests itself: an unparsable one is INVALID_ARGUMENT naming
+  // the field, not INTERNAL (see raw_service.h).
+  RawToolGateService service(&typed);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(),
                            &port);
-  // Inputs over the size cap must reach the engine (to be answered with
-  // input_too_large), so the transport limit sits well above it.
-  builder.SetMaxReceiveMessageSize(
-      static_cast<int>(4 * options.engine.limits.max_bytes + (1 << 20)));
+  builder.SetMaxReceiveMessageSize(MaxReceiveMessageBytes(options));
+  // No response may grow without bound: past this, the call fails with
+  // RESOURCE_EXHAUSTED (a deny for every client).
+  builder.SetMaxSendMessageSize(MaxSendMessageBytes(options));
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr) {

@@ -2,6 +2,7 @@
 #ifndef TOOLGATE_SERVER_OPTIONS_H_
 #define TOOLGATE_SERVER_OPTIONS_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,17 @@ struct ServerOptions {
   std::string port_file;                   // Written with the bound port.
   EngineOptions engine;
   int shutdown_grace_seconds = 10;
+  // Largest response the server sends; a bigger one fails that call with
+  // RESOURCE_EXHAUSTED. 0: the larger of 4 MiB (a default client's receive
+  // limit) and what the receive limit allows in (4 x max_input_bytes + 1 MiB).
+  int64_t max_send_message_bytes = 0;
 };
+
+// max_send_message_bytes with 0 resolved.
+int MaxSendMessageBytes(const ServerOptions& options);
+// What the transport accepts: inputs over the size cap must reach the engine
+// (to be answered with input_too_large), so it sits well above the cap.
+int MaxReceiveMessageBytes(const ServerOptions& options);
 
 // Parses --flag=value or --flag value. Unknown flags are an error: a typo
 // in a limit must not silently leave the default in force.
