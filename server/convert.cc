@@ -25,11 +25,10 @@ grpc::Status ToGrpc(const absl::Status& status) {
 CancelToken ToCancelToken(grpc::ServerContext* context) {
   if (context == nullptr) return CancelToken();
   const auto deadline = context->deadline();
-  return CancelToken(
-      [context] { return context->IsCancelled(); },
-      deadline == std::chrono::system_clock::time_point::max()
-          ? absl::InfiniteFuture()
-          : absl::FromChrono(deadline));
+  return CancelToken([context] { return context->IsCancelled(); },
+                     deadline == std::chrono::system_clock::time_point::max()
+                         ? absl::InfiniteFuture()
+                         : absl::FromChrono(deadline));
 }
 
 ManifestFormat FromProto(v1::ManifestFormat format) {

@@ -67,8 +67,8 @@ const std::map<std::string, Setter>& Setters() {
            0, int64_t{1} << 36)},
       {"max_send_message_bytes",
        Number<int64_t>(
-           [](ServerOptions* o) { return &o->max_send_message_bytes; },
-           1 << 20, (int64_t{1} << 31) - 1)},
+           [](ServerOptions* o) { return &o->max_send_message_bytes; }, 1 << 20,
+           (int64_t{1} << 31) - 1)},
       {"shutdown_grace_seconds",
        Number<int>([](ServerOptions* o) { return &o->shutdown_grace_seconds; },
                    0, 3600)},

@@ -30,16 +30,17 @@ grpc::Status ParseRequest(const grpc::ByteBuffer& bytes,
 
 template <typename Request, typename Response>
 void RawToolGateService::Add(
-    const char* name, grpc::Status (v1::ToolGate::Service::*method)(
-                          grpc::ServerContext*, const Request*, Response*)) {
+    const char* name,
+    grpc::Status (v1::ToolGate::Service::*method)(grpc::ServerContext*,
+                                                  const Request*, Response*)) {
   methods_.push_back(name);
-  paths_.push_back(absl::StrCat("/", v1::ToolGate::service_full_name(), "/",
-                                name));
+  paths_.push_back(
+      absl::StrCat("/", v1::ToolGate::service_full_name(), "/", name));
   v1::ToolGate::Service* typed = typed_;
   AddMethod(new grpc::internal::RpcServiceMethod(
       paths_.back().c_str(), grpc::internal::RpcMethod::NORMAL_RPC,
-      new grpc::internal::RpcMethodHandler<RawToolGateService,
-                                           grpc::ByteBuffer, Response>(
+      new grpc::internal::RpcMethodHandler<RawToolGateService, grpc::ByteBuffer,
+                                           Response>(
           [typed, method](RawToolGateService*, grpc::ServerContext* context,
                           const grpc::ByteBuffer* bytes, Response* response) {
             Request request;

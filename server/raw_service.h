@@ -50,8 +50,9 @@ class RawToolGateService final : public grpc::Service {
  private:
   template <typename Request, typename Response>
   void Add(const char* name,
-           grpc::Status (v1::ToolGate::Service::*method)(
-               grpc::ServerContext*, const Request*, Response*));
+           grpc::Status (v1::ToolGate::Service::*method)(grpc::ServerContext*,
+                                                         const Request*,
+                                                         Response*));
 
   v1::ToolGate::Service* const typed_;
   std::vector<std::string> methods_;

@@ -22,7 +22,7 @@ constexpr int kMaxDepth = 100;
 
 struct Finding {
   bool malformed = false;
-  std::string path;  // Of the string field with invalid UTF-8.
+  std::string path;   // Of the string field with invalid UTF-8.
   size_t offset = 0;  // Of its first bad byte, inside the field.
 };
 
@@ -55,15 +55,16 @@ std::map<int, std::string> EntryFields(absl::string_view bytes) {
 std::optional<Finding> CheckValue(absl::string_view value,
                                   const FieldDescriptor& field, int index,
                                   const std::string& prefix, int depth) {
-  std::string path = prefix.empty() ? field.name()
-                                    : absl::StrCat(prefix, ".", field.name());
+  std::string path =
+      prefix.empty() ? field.name() : absl::StrCat(prefix, ".", field.name());
   if (field.is_map()) {
     const Descriptor& entry = *field.message_type();
     std::map<int, std::string> members = EntryFields(value);
     const std::string& key = members[1];
     if (entry.map_key()->type() == FieldDescriptor::TYPE_STRING &&
         FindInvalidUtf8(key) != absl::string_view::npos) {
-      return Finding{false, absl::StrCat(path, " (a key)"), FindInvalidUtf8(key)};
+      return Finding{false, absl::StrCat(path, " (a key)"),
+                     FindInvalidUtf8(key)};
     }
     absl::StrAppend(&path, "[\"", ToValidUtf8(TruncateText(key, 64)), "\"]");
     const FieldDescriptor& v = *entry.map_value();
@@ -111,8 +112,8 @@ std::optional<Finding> Walk(absl::string_view bytes, const Descriptor& type,
       return found;
     }
   }
-  if (!in.ConsumedEntireMessage() || in.CurrentPosition() !=
-                                         static_cast<int>(bytes.size())) {
+  if (!in.ConsumedEntireMessage() ||
+      in.CurrentPosition() != static_cast<int>(bytes.size())) {
     return Finding{true, "", 0};
   }
   return std::nullopt;
@@ -126,8 +127,7 @@ std::string DiagnoseUnparsableRequest(absl::string_view bytes,
   if (found.has_value() && !found->malformed) {
     return absl::StrCat("field ", found->path, " of ", type.full_name(),
                         " is not valid UTF-8 (first bad byte at offset ",
-                        found->offset,
-                        "); string fields must hold UTF-8 text");
+                        found->offset, "); string fields must hold UTF-8 text");
   }
   return absl::StrCat("the request is not a well-formed ", type.full_name(),
                       " message (protobuf wire format)");

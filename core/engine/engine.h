@@ -162,8 +162,8 @@ class Engine {
   // names the last snapshot of the previous page, so snapshots created
   // between pages never shift or repeat the ones already listed.
   // INVALID_ARGUMENT for a negative page_size or a token not from here.
-  absl::StatusOr<SnapshotPage> ListSnapshots(int page_size,
-                                             absl::string_view page_token) const;
+  absl::StatusOr<SnapshotPage> ListSnapshots(
+      int page_size, absl::string_view page_token) const;
 
   absl::StatusOr<OpenedRun> OpenRun(absl::string_view snapshot_id,
                                     absl::string_view model,

@@ -62,8 +62,8 @@ class EngineLimitsTest : public testing::Test {
                 [this](const AuditRecord& r) { audit_.push_back(r); }) {}
 
   void SetUp() override {
-    auto s = engine_.CreateSnapshot(ManyTools(1300), ManifestFormat::kAuto,
-                                    "many");
+    auto s =
+        engine_.CreateSnapshot(ManyTools(1300), ManifestFormat::kAuto, "many");
     ASSERT_TRUE(s.ok()) << s.status();
     many_ = (*s)->id();
   }
@@ -110,11 +110,13 @@ TEST_F(EngineLimitsTest, NearNamesAreSuggestedNearestFirstAndAtMostThree) {
   ASSERT_THAT(r->violations, SizeIs(1));
   EXPECT_EQ(r->violations[0].expected,
             "one of: tool_0012 | tool_0102 | tool_0112");
-  EXPECT_THAT(r->violations[0].message, HasSubstr("did you mean \"tool_0012\""));
+  EXPECT_THAT(r->violations[0].message,
+              HasSubstr("did you mean \"tool_0012\""));
   // Case-insensitive equality is the nearest of all.
   r = Validate(AnthropicCalls({"TOOL_0500"}));
   ASSERT_TRUE(r.ok());
-  EXPECT_THAT(r->violations[0].expected, testing::StartsWith("one of: tool_0500 |"));
+  EXPECT_THAT(r->violations[0].expected,
+              testing::StartsWith("one of: tool_0500 |"));
 }
 
 TEST_F(EngineLimitsTest, TooManyCallsIsOneViolationAndABoundedResponse) {
@@ -252,8 +254,8 @@ TEST(EngineListSnapshots, PagesFollowIdOrderWithOpaqueTokens) {
 TEST(EngineListSnapshots, TokensStayValidWhileSnapshotsAreAdded) {
   Engine engine;
   for (int i = 0; i < 30; ++i) {
-    ASSERT_TRUE(engine.CreateSnapshot(OneTool(i), ManifestFormat::kAuto, "")
-                    .ok());
+    ASSERT_TRUE(
+        engine.CreateSnapshot(OneTool(i), ManifestFormat::kAuto, "").ok());
   }
   auto first = engine.ListSnapshots(10, "");
   ASSERT_TRUE(first.ok());
@@ -261,8 +263,8 @@ TEST(EngineListSnapshots, TokensStayValidWhileSnapshotsAreAdded) {
   for (const auto& s : first->snapshots) seen.insert(s->id());
   // New snapshots land anywhere in id order, before and after the token.
   for (int i = 30; i < 60; ++i) {
-    ASSERT_TRUE(engine.CreateSnapshot(OneTool(i), ManifestFormat::kAuto, "")
-                    .ok());
+    ASSERT_TRUE(
+        engine.CreateSnapshot(OneTool(i), ManifestFormat::kAuto, "").ok());
   }
   std::string token = first->next_page_token;
   std::string last = first->snapshots.back()->id();
@@ -280,7 +282,8 @@ TEST(EngineListSnapshots, TokensStayValidWhileSnapshotsAreAdded) {
   auto all = engine.ListSnapshots(1000, "");
   ASSERT_TRUE(all.ok());
   size_t listed_after_first = 0;
-  for (const auto& s : all->snapshots) listed_after_first += seen.count(s->id());
+  for (const auto& s : all->snapshots)
+    listed_after_first += seen.count(s->id());
   EXPECT_GE(listed_after_first, 30u);
 }
 
@@ -305,8 +308,10 @@ TEST(EngineListSnapshots, PagesAreBoundedByBytes) {
   // A single entry over the budget still makes a page of one.
   options.snapshot_page_bytes = 1;
   Engine tiny(options);
-  ASSERT_TRUE(tiny.CreateSnapshot(ManyTools(3), ManifestFormat::kAuto, "").ok());
-  ASSERT_TRUE(tiny.CreateSnapshot(ManyTools(4), ManifestFormat::kAuto, "").ok());
+  ASSERT_TRUE(
+      tiny.CreateSnapshot(ManyTools(3), ManifestFormat::kAuto, "").ok());
+  ASSERT_TRUE(
+      tiny.CreateSnapshot(ManyTools(4), ManifestFormat::kAuto, "").ok());
   EXPECT_THAT(AllPages(tiny, 100, &pages), SizeIs(2));
   EXPECT_EQ(pages, 2);
 }
@@ -345,8 +350,8 @@ TEST(EngineResultSchemaCache, ReusesAndEvictsLeastRecentlyUsed) {
   options.result_schema_cache_bytes = 2 * one + one / 2;  // Room for two.
   Engine engine(options);
   auto verdict = [&](const std::string& title) {
-    r.result_schema = absl::StrCat(R"({"type":"object","title":")", title,
-                                   "\"}");
+    r.result_schema =
+        absl::StrCat(R"({"type":"object","title":")", title, "\"}");
     ASSERT_TRUE(engine.ExtractVerdict(r).ok());
   };
   verdict("a");

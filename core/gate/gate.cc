@@ -39,14 +39,16 @@ std::string ListedTools(const Snapshot& snapshot, size_t max_listed) {
 }
 
 Violation UnknownTool(const Snapshot& snapshot, const std::string& name,
-                      int call_index, const GateOptions& options) {
+                      int call_index, bool suggest,
+                      const GateOptions& options) {
   Violation v;
   v.code = "unknown_tool";
   v.tool = EchoedName(name);
   v.keyword = "name";
   v.received = TruncatedJson(Json(v.tool));
   const std::vector<std::string> near =
-      snapshot.NearestToolNames(name, 3, options.cancel);
+      suggest ? snapshot.NearestToolNames(name, 3, options.cancel)
+              : std::vector<std::string>();
   v.expected = near.empty()
                    ? ListedTools(snapshot, options.max_listed_tools)
                    : absl::StrCat("one of: ", absl::StrJoin(near, " | "));
@@ -69,9 +71,8 @@ Violation TooManyCalls(size_t found, size_t max) {
   v.code = "too_many_calls";
   v.expected = absl::StrCat("at most ", max, " tool calls in one output");
   v.received = absl::StrCat(found, " tool calls");
-  v.message = absl::StrCat("the output has ", found,
-                           " tool calls; at most ", max,
-                           " are checked per output, so none was");
+  v.message = absl::StrCat("the output has ", found, " tool calls; at most ",
+                           max, " are checked per output, so none was");
   return v;
 }
 
@@ -96,10 +97,9 @@ void CapViolations(const GateOptions& options, std::vector<Violation>* all) {
   all->resize(kept);
   Violation v;
   v.code = "too_many_violations";
-  v.message = absl::StrCat(dropped, " more violations not listed (at most ",
-                           options.max_violations, " or ",
-                           options.max_violation_bytes,
-                           " bytes of them per response)");
+  v.message = absl::StrCat(
+      dropped, " more violations not listed (at most ", options.max_violations,
+      " or ", options.max_violation_bytes, " bytes of them per response)");
   all->push_back(std::move(v));
 }
 
@@ -167,6 +167,7 @@ GateResult CheckToolCalls(const Snapshot& snapshot, RawCalls calls,
   }
   bool all_valid = true;
   bool needs_approval = false;
+  size_t unknown = 0;
   for (size_t i = 0; i < calls.calls.size(); ++i) {
     if (options.cancel != nullptr) {
       result.interrupted = options.cancel->Check();
@@ -180,8 +181,9 @@ GateResult CheckToolCalls(const Snapshot& snapshot, RawCalls calls,
           checked.raw.error, EchoedName(checked.raw.name), index));
     } else if ((checked.tool = snapshot.FindTool(checked.raw.name)) ==
                nullptr) {
+      const bool suggest = unknown++ < options.max_suggested_calls;
       result.violations.push_back(
-          UnknownTool(snapshot, checked.raw.name, index, options));
+          UnknownTool(snapshot, checked.raw.name, index, suggest, options));
     } else {
       CheckArguments(checked, index, options, &result.violations,
                      &checked.valid);

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/gate/calls.h"
 #include "absl/status/status.h"
+#include "core/gate/calls.h"
 #include "core/snapshot/snapshot.h"
 #include "core/util/cancel.h"
 
@@ -63,6 +63,9 @@ struct GateOptions {
   size_t max_violation_bytes = 256 * 1024;
   // Tool names an unknown_tool violation lists when no name is near.
   size_t max_listed_tools = 20;
+  // Unknown tools per output for which near names are searched (each
+  // search compares the name with every tool); later ones get the list.
+  size_t max_suggested_calls = 8;
   // Checked between calls (and while looking for near names). Not owned.
   const CancelToken* cancel = nullptr;
 };

@@ -57,7 +57,8 @@ void Run::Reset() {
 namespace {
 
 absl::Status CheckModelAndContext(
-    absl::string_view model, const std::map<std::string, std::string>& context) {
+    absl::string_view model,
+    const std::map<std::string, std::string>& context) {
   if (model.size() > kMaxModelBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "model is ", model.size(), " bytes; at most ", kMaxModelBytes));
@@ -75,9 +76,9 @@ absl::Status CheckModelAndContext(
                        kMaxContextKeyBytes));
     }
     if (value.size() > kMaxContextValueBytes) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "context[\"", key, "\"] is ", value.size(), " bytes; at most ",
-          kMaxContextValueBytes));
+      return absl::InvalidArgumentError(
+          absl::StrCat("context[\"", key, "\"] is ", value.size(),
+                       " bytes; at most ", kMaxContextValueBytes));
     }
     total += key.size() + value.size();
   }

@@ -121,7 +121,8 @@ TEST(RunRegistry, RunsAreIsolated) {
 TEST(RunRegistry, ModelAndContextAreCappedAtOpen) {
   using Context = std::map<std::string, std::string>;
   Context many;
-  for (size_t i = 0; i <= kMaxContextEntries; ++i) many[absl::StrCat("k", i)] = "";
+  for (size_t i = 0; i <= kMaxContextEntries; ++i)
+    many[absl::StrCat("k", i)] = "";
   Context wide;  // Each entry within its caps, the total over.
   for (int i = 0; i < 5; ++i) {
     wide[absl::StrCat("k", i)] = std::string(kMaxContextValueBytes, 'v');
@@ -135,9 +136,13 @@ TEST(RunRegistry, ModelAndContextAreCappedAtOpen) {
   const std::vector<Case> cases = {
       {"model", std::string(kMaxModelBytes + 1, 'm'), {}, "model is 257 bytes"},
       {"entries", "m", many, "context has 33 entries"},
-      {"key", "m", {{std::string(kMaxContextKeyBytes + 1, 'k'), "v"}},
+      {"key",
+       "m",
+       {{std::string(kMaxContextKeyBytes + 1, 'k'), "v"}},
        "a context key is 129 bytes"},
-      {"value", "m", {{"k", std::string(kMaxContextValueBytes + 1, 'v')}},
+      {"value",
+       "m",
+       {{"k", std::string(kMaxContextValueBytes + 1, 'v')}},
        "context[\"k\"] is 1025 bytes"},
       {"total", "m", wide, "total 5130 bytes"},
   };

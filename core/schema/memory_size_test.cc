@@ -63,10 +63,10 @@ TEST(ApproximateMemoryBytes, TracksWhatACompiledSchemaRetains) {
     const size_t estimate = (*compiled)->ApproximateMemoryBytes();
     // Allocator rounding and the unused tails of hash tables make the
     // estimate inexact; within a factor of two keeps a byte budget honest.
-    EXPECT_GE(estimate * 2, retained) << shape.name << ": " << estimate
-                                      << " estimated, " << retained;
-    EXPECT_LE(estimate, retained * 2) << shape.name << ": " << estimate
-                                      << " estimated, " << retained;
+    EXPECT_GE(estimate * 2, retained)
+        << shape.name << ": " << estimate << " estimated, " << retained;
+    EXPECT_LE(estimate, retained * 2)
+        << shape.name << ": " << estimate << " estimated, " << retained;
   }
 }
 

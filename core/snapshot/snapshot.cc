@@ -131,9 +131,9 @@ std::vector<std::string> Snapshot::NearestToolNames(
   const size_t n = std::min(max, scored.size());
   std::partial_sort(scored.begin(), scored.begin() + n, scored.end(),
                     [&](const auto& x, const auto& y) {
-                      return x.first != y.first
-                                 ? x.first < y.first
-                                 : tool_names_[x.second] < tool_names_[y.second];
+                      return x.first != y.first ? x.first < y.first
+                                                : tool_names_[x.second] <
+                                                      tool_names_[y.second];
                     });
   for (size_t i = 0; i < n; ++i) out.push_back(tool_names_[scored[i].second]);
   return out;

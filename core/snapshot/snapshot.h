@@ -37,8 +37,7 @@ class Snapshot {
   // refuses the whole manifest (INVALID_ARGUMENT naming tool and pointer).
   // Checks `cancel` (if given) between tools: CANCELLED/DEADLINE_EXCEEDED.
   static absl::StatusOr<std::shared_ptr<const Snapshot>> Compile(
-      Manifest manifest, std::string name,
-      const CancelToken* cancel = nullptr);
+      Manifest manifest, std::string name, const CancelToken* cancel = nullptr);
 
   const std::string& id() const { return id_; }
   const std::string& name() const { return name_; }
