@@ -189,13 +189,7 @@ absl::StatusOr<ValidateCallResponse> Engine::DoValidateToolCall(
   GateResult result =
       CheckToolCalls(*target->snapshot, ReadCalls(request), gate_options);
   if (!result.interrupted.ok()) return result.interrupted;
-  // Last look before the run's breaker counts this call: a caller that has
-  // gone gets no decision, and work done for nobody is not a reject.
-  if (absl::Status gone = target->run != nullptr ? request.cancel.CheckNow()
-                                                 : request.cancel.Check();
-      !gone.ok()) {
-    return gone;
-  }
+  if (absl::Status gone = request.cancel.Check(); !gone.ok()) return gone;
   response.decision = result.decision;
   response.stop_reason = result.stop_reason;
   response.violations = std::move(result.violations);
@@ -203,6 +197,12 @@ absl::StatusOr<ValidateCallResponse> Engine::DoValidateToolCall(
     ApplyKillSwitch(*target->run, result, &response);
   }
   for (CheckedCall& c : result.calls) response.calls.push_back(ToReport(c));
+  // A reject in a run counts toward its breaker: first make sure the caller
+  // still waits (work done for nobody is no reject). Asking gRPC is costly,
+  // so only here, not on the ALLOW path.
+  if (target->run != nullptr && response.decision == Decision::kReject) {
+    if (absl::Status gone = request.cancel.CheckNow(); !gone.ok()) return gone;
+  }
   ApplyLoop(target->run.get(), &response);
   AuditCall(response, *target);
   return response;
