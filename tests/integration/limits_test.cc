@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -26,7 +27,7 @@ using Json = nlohmann::json;
 
 // A length-delimited protobuf field, built by hand: a client library would
 // refuse to serialize invalid UTF-8 in a string field.
-std::string Field(int number, const std::string &bytes) {
+std::string Field(int number, const std::string& bytes) {
   std::string out(1, static_cast<char>(number << 3 | 2));
   size_t n = bytes.size();
   do {
@@ -37,8 +38,8 @@ std::string Field(int number, const std::string &bytes) {
 }
 
 // Sends `bytes` as the request of ToolGate/`method`.
-grpc::Status RawCall(const std::shared_ptr<grpc::Channel> &channel,
-                     const std::string &method, const std::string &bytes) {
+grpc::Status RawCall(const std::shared_ptr<grpc::Channel>& channel,
+                     const std::string& method, const std::string& bytes) {
   grpc::GenericStub stub(channel);
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
@@ -50,8 +51,8 @@ grpc::Status RawCall(const std::shared_ptr<grpc::Channel> &channel,
   call->StartCall();
   grpc::ByteBuffer response;
   grpc::Status status;
-  call->Finish(&response, &status, reinterpret_cast<void *>(1));
-  void *tag = nullptr;
+  call->Finish(&response, &status, reinterpret_cast<void*>(1));
+  void* tag = nullptr;
   bool ok = false;
   EXPECT_TRUE(cq.Next(&tag, &ok));
   cq.Shutdown();
@@ -60,7 +61,7 @@ grpc::Status RawCall(const std::shared_ptr<grpc::Channel> &channel,
   return status;
 }
 
-std::string AnthropicCalls(const std::vector<std::string> &names) {
+std::string AnthropicCalls(const std::vector<std::string>& names) {
   Json content = Json::array();
   for (size_t i = 0; i < names.size(); ++i) {
     content.push_back({{"type", "tool_use"},
@@ -81,7 +82,7 @@ TEST_F(LimitsTest, InvalidUtf8InAnyStringFieldIsInvalidArgumentNamingIt) {
   };
   const std::string bad = "\xff\xfe";
   const std::string snapshot = SnapshotNamed("tickets");
-  for (const Case &c : std::vector<Case>{
+  for (const Case& c : std::vector<Case>{
            {"ValidateToolCall", Field(1, snapshot) + Field(4, bad),
             "field text of toolgate.v1.ValidateToolCallRequest"},
            {"CreateSnapshot", Field(1, "[]") + Field(3, bad),
@@ -164,7 +165,7 @@ TEST_F(LimitsTest, ListSnapshotsPagesAndTheClientFollowsThem) {
     v1::ListSnapshotsResponse resp;
     ASSERT_TRUE(stub_->ListSnapshots(&ctx, req, &resp).ok());
     EXPECT_LE(resp.snapshots_size(), 2);
-    for (const auto &s : resp.snapshots()) paged.push_back(s.snapshot_id());
+    for (const auto& s : resp.snapshots()) paged.push_back(s.snapshot_id());
     req.set_page_token(resp.next_page_token());
     ++pages;
   } while (!req.page_token().empty() && pages < 100);
@@ -178,11 +179,11 @@ TEST_F(LimitsTest, ListSnapshotsPagesAndTheClientFollowsThem) {
   auto all = client.ListAllSnapshots(small_pages);
   ASSERT_TRUE(all.ok()) << all.status();
   std::vector<std::string> followed;
-  for (const auto &s : all->snapshots()) followed.push_back(s.snapshot_id());
+  for (const auto& s : all->snapshots()) followed.push_back(s.snapshot_id());
   EXPECT_EQ(followed, paged);
   EXPECT_TRUE(all->next_page_token().empty());
 
-  for (const auto &[size, token] : std::vector<std::pair<int, std::string>>{
+  for (const auto& [size, token] : std::vector<std::pair<int, std::string>>{
            {-1, ""}, {10, "not-a-token"}}) {
     v1::ListSnapshotsRequest bad;
     bad.set_page_size(size);
@@ -195,8 +196,41 @@ TEST_F(LimitsTest, ListSnapshotsPagesAndTheClientFollowsThem) {
   }
 }
 
-std::string TmpPath(const std::string &name) {
-  const char *tmp = std::getenv("TEST_TMPDIR");
+TEST_F(LimitsTest, CallsPastTheirDeadlineDoNotCountTowardTheBreaker) {
+  v1::OpenRunResponse run = OpenRun(SnapshotNamed("tickets"), 3);
+  v1::ValidateToolCallRequest req;
+  req.set_run_id(run.run_id());
+  req.set_run_token(run.run_token());
+  // 64 invalid calls: far more than a millisecond of work.
+  Json input = Json::object();
+  for (int k = 0; k < 40; ++k) input[absl::StrCat("k", k)] = k;
+  Json content = Json::array();
+  for (int i = 0; i < 64; ++i) {
+    content.push_back({{"type", "tool_use"},
+                       {"id", absl::StrCat("t", i)},
+                       {"name", "update_ticket"},
+                       {"input", input}});
+  }
+  req.set_native_json(Json{{"role", "assistant"}, {"content", content}}.dump());
+  for (int i = 0; i < 5; ++i) {  // More than the breaker's 3.
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() +
+                     std::chrono::milliseconds(1));
+    v1::ValidateToolCallResponse resp;
+    EXPECT_EQ(stub_->ValidateToolCall(&ctx, req, &resp).error_code(),
+              grpc::StatusCode::DEADLINE_EXCEEDED);
+  }
+  // Let the server finish whatever it still did for those calls.
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  req.set_native_json(AnthropicCalls({"nope"}));
+  v1::ValidateToolCallResponse resp;
+  ASSERT_TRUE(Validate(req, &resp).ok());
+  EXPECT_EQ(resp.decision(), v1::DECISION_REJECT);
+  EXPECT_EQ(resp.attempt(), 1);  // The first reject that counted.
+}
+
+std::string TmpPath(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
   return std::string(tmp ? tmp : "/tmp") + "/" + name;
 }
 
@@ -238,7 +272,7 @@ TEST(LimitsServer, AuditLinesEchoBoundedText) {
     ++lines;
     EXPECT_LT(line.size(), 1024u) << line.substr(0, 200);
     const Json record = Json::parse(line);
-    for (const auto &tool : record["tools"]) {
+    for (const auto& tool : record["tools"]) {
       EXPECT_LE(tool.get<std::string>().size(), 128u + 3);
     }
   }
