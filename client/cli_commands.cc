@@ -90,11 +90,6 @@ std::function<int(CommandContext&)> Rpc(
   };
 }
 
-template <typename Request>
-absl::Status FillNothing(CommandContext&, Request*) {
-  return absl::OkStatus();
-}
-
 // --run-file (as printed by open-run), then --run / --token on top.
 template <typename Request>
 absl::Status FillRunCredentials(CommandContext& ctx, Request* request) {
@@ -155,6 +150,33 @@ absl::Status FillGetSnapshot(CommandContext& ctx,
     request->set_name(*name);
   }
   return absl::OkStatus();
+}
+
+absl::Status FillListSnapshots(CommandContext& ctx,
+                               v1::ListSnapshotsRequest* request) {
+  if (std::optional<std::string> size = ctx.flags.Get("page-size")) {
+    int value = 0;
+    if (!absl::SimpleAtoi(*size, &value) || value < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--page-size must be a positive integer, got \"", *size, "\""));
+    }
+    request->set_page_size(value);
+  }
+  if (std::optional<std::string> token = ctx.flags.Get("page-token")) {
+    request->set_page_token(*token);
+  }
+  return absl::OkStatus();
+}
+
+// Every page by default; with --page-token, just that page (and its
+// next_page_token), for scripts that page themselves.
+int RunListSnapshots(CommandContext& ctx) {
+  static const auto* const one_page = new std::function<int(CommandContext&)>(
+      Rpc(&ToolGateClient::ListSnapshots, &FillListSnapshots));
+  static const auto* const all_pages = new std::function<int(CommandContext&)>(
+      Rpc(&ToolGateClient::ListAllSnapshots, &FillListSnapshots));
+  return ctx.flags.Get("page-token").has_value() ? (*one_page)(ctx)
+                                                 : (*all_pages)(ctx);
 }
 
 absl::Status FillOpenRun(CommandContext& ctx, v1::OpenRunRequest* request) {
@@ -343,9 +365,9 @@ const std::vector<Command>& Commands() {
        Rpc(&ToolGateClient::CreateSnapshot, &FillCreateSnapshot)},
       {"get-snapshot", RpcFlags({{"snapshot", "ID"}, {"name", "NAME"}}),
        Rpc(&ToolGateClient::GetSnapshot, &FillGetSnapshot)},
-      {"list-snapshots", RpcFlags({}),
-       Rpc(&ToolGateClient::ListSnapshots,
-           &FillNothing<v1::ListSnapshotsRequest>)},
+      {"list-snapshots",
+       RpcFlags({{"page-size", "N"}, {"page-token", "TOKEN"}}),
+       &RunListSnapshots},
       {"open-run",
        RpcFlags({{"snapshot", "ID"},
                  {"model", "MODEL"},

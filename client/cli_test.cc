@@ -41,6 +41,8 @@ std::vector<CliCase> OtherCommandCases() {
   opened.set_run_token("tok-1");
   v1::ListSnapshotsResponse listed;
   listed.add_snapshots()->set_snapshot_id("sha256:abc");
+  v1::ListSnapshotsResponse paged = listed;
+  paged.set_next_page_token("t1");
   auto set_health = [](const std::string& service, bool serving) {
     return [service, serving](FakeServer& s) {
       s.server().GetHealthCheckService()->SetServingStatus(service, serving);
@@ -92,6 +94,29 @@ std::vector<CliCase> OtherCommandCases() {
        .script = Reply("ListSnapshots", listed),
        .exit_code = 0,
        .out_has = "sha256:abc"},
+      {.name = "ListSnapshotsOnePageWithPageToken",
+       .args = {"list-snapshots", "--page-token", "t0", "--page-size", "5"},
+       .script = Reply("ListSnapshots", paged),
+       .exit_code = 0,
+       .out_has = "\"next_page_token\": \"t1\"",
+       .check = Sent<v1::ListSnapshotsRequest>(
+           "ListSnapshots",
+           [](const v1::ListSnapshotsRequest& r) {
+             EXPECT_EQ(r.page_token(), "t0");
+             EXPECT_EQ(r.page_size(), 5);
+           })},
+      // Following pages, a server that repeats a token is an error, not a
+      // loop (the fake answers every page with the same token).
+      {.name = "ListSnapshotsRepeatedPageTokenIsAnError",
+       .args = {"list-snapshots"},
+       .script = Reply("ListSnapshots", paged),
+       .exit_code = 2,
+       .err_has = "next_page_token it had returned before"},
+      {.name = "ListSnapshotsBadPageSize",
+       .args = {"list-snapshots", "--page-size", "0"},
+       .exit_code = 2,
+       .err_has = "--page-size must be a positive integer",
+       .check = NoCall("ListSnapshots")},
       {.name = "OpenRun",
        .args = {"open-run", "--snapshot", "sha256:abc", "--model", "m1",
                 "--context", "user=ann", "--context=team=a=b",

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 
@@ -134,6 +135,27 @@ absl::StatusOr<v1::GetSnapshotResponse> ToolGateClient::GetSnapshot(
 absl::StatusOr<v1::ListSnapshotsResponse> ToolGateClient::ListSnapshots(
     const v1::ListSnapshotsRequest& request) const {
   return Call(&v1::ToolGate::Stub::ListSnapshots, request);
+}
+
+absl::StatusOr<v1::ListSnapshotsResponse> ToolGateClient::ListAllSnapshots(
+    const v1::ListSnapshotsRequest& request) const {
+  v1::ListSnapshotsResponse all;
+  v1::ListSnapshotsRequest page_request = request;
+  absl::flat_hash_set<std::string> tokens_seen;
+  while (true) {
+    absl::StatusOr<v1::ListSnapshotsResponse> page =
+        ListSnapshots(page_request);
+    if (!page.ok()) return page.status();
+    for (v1::SnapshotInfo& s : *page->mutable_snapshots()) {
+      *all.add_snapshots() = std::move(s);
+    }
+    if (page->next_page_token().empty()) return all;
+    if (!tokens_seen.insert(page->next_page_token()).second) {
+      return absl::InternalError(
+          "ListSnapshots returned a next_page_token it had returned before");
+    }
+    page_request.set_page_token(page->next_page_token());
+  }
 }
 
 absl::StatusOr<v1::OpenRunResponse> ToolGateClient::OpenRun(

@@ -117,7 +117,15 @@ class ToolGateClient {
       const v1::CreateSnapshotRequest& request) const;
   absl::StatusOr<v1::GetSnapshotResponse> GetSnapshot(
       const v1::GetSnapshotRequest& request) const;
+  // One page; see ListAllSnapshots for every page.
   absl::StatusOr<v1::ListSnapshotsResponse> ListSnapshots(
+      const v1::ListSnapshotsRequest& request) const;
+  // Every snapshot from request.page_token on (empty: from the first),
+  // following next_page_token page by page (each page one RPC with its own
+  // deadline); the response holds them all and no next_page_token. A
+  // server that hands back a token it already gave is an INTERNAL error,
+  // not an endless loop.
+  absl::StatusOr<v1::ListSnapshotsResponse> ListAllSnapshots(
       const v1::ListSnapshotsRequest& request) const;
   absl::StatusOr<v1::OpenRunResponse> OpenRun(
       const v1::OpenRunRequest& request) const;

@@ -9,8 +9,8 @@
 namespace toolgate {
 namespace server {
 
-absl::StatusOr<std::unique_ptr<AuditLog>>
-AuditLog::Open(const std::string &path) {
+absl::StatusOr<std::unique_ptr<AuditLog>> AuditLog::Open(
+    const std::string &path) {
   if (path == "-")
     return std::unique_ptr<AuditLog>(new AuditLog(stderr, false));
   FILE *file = std::fopen(path.c_str(), "a");
@@ -38,8 +38,7 @@ bool AuditLog::Write(const AuditRecord &r) {
       std::fwrite(text.data(), 1, text.size(), file_) != text.size() ||
       std::fflush(file_) != 0) {
     ++failed_writes_;
-    if (file_ != nullptr)
-      std::clearerr(file_);
+    if (file_ != nullptr) std::clearerr(file_);
     return false;
   }
   return true;
@@ -47,11 +46,9 @@ bool AuditLog::Write(const AuditRecord &r) {
 
 void AuditLog::Close() {
   absl::MutexLock lock(&mu_);
-  if (file_ == nullptr)
-    return;
+  if (file_ == nullptr) return;
   std::fflush(file_);
-  if (owned_)
-    std::fclose(file_);
+  if (owned_) std::fclose(file_);
   file_ = nullptr;
 }
 
@@ -64,5 +61,5 @@ AuditSink AuditLog::SinkFor(AuditLog *log) {
   return [log](const AuditRecord &record) { log->Write(record); };
 }
 
-} // namespace server
-} // namespace toolgate
+}  // namespace server
+}  // namespace toolgate

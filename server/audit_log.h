@@ -24,10 +24,10 @@ namespace toolgate {
 namespace server {
 
 class AuditLog {
-public:
+ public:
   // "-" is stderr. An unopenable file is an error at start-up.
-  static absl::StatusOr<std::unique_ptr<AuditLog>>
-  Open(const std::string &path);
+  static absl::StatusOr<std::unique_ptr<AuditLog>> Open(
+      const std::string &path);
   ~AuditLog();
 
   // False when the line could not be written.
@@ -38,7 +38,7 @@ public:
   // A sink for the Engine; `log` must outlive it.
   static AuditSink SinkFor(AuditLog *log);
 
-private:
+ private:
   explicit AuditLog(FILE *file, bool owned) : file_(file), owned_(owned) {}
 
   mutable absl::Mutex mu_;
@@ -47,7 +47,7 @@ private:
   uint64_t failed_writes_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
-} // namespace server
-} // namespace toolgate
+}  // namespace server
+}  // namespace toolgate
 
-#endif // TOOLGATE_SERVER_AUDIT_LOG_H_
+#endif  // TOOLGATE_SERVER_AUDIT_LOG_H_

@@ -14,18 +14,15 @@ bool AdminAuth::IsLocalListener(absl::string_view listen) {
     return true;
   }
   absl::string_view host = listen.substr(0, listen.rfind(':'));
-  if (absl::StartsWith(host, "ipv4:"))
-    host.remove_prefix(5);
-  if (absl::StartsWith(host, "ipv6:"))
-    host.remove_prefix(5);
+  if (absl::StartsWith(host, "ipv4:")) host.remove_prefix(5);
+  if (absl::StartsWith(host, "ipv6:")) host.remove_prefix(5);
   return host == "localhost" || host == "[::1]" ||
          absl::StartsWith(host, "127.");
 }
 
 absl::Status AdminAuth::CheckAdmin(absl::string_view authorization) const {
   if (token_.empty()) {
-    if (local_listener_)
-      return absl::OkStatus();
+    if (local_listener_) return absl::OkStatus();
     return absl::PermissionDeniedError(
         "admin calls on a non-loopback listener need an admin credential: "
         "start toolgate with --admin_token_file");
@@ -49,5 +46,5 @@ absl::Status AdminAuth::CheckAdmin(absl::string_view authorization) const {
   return absl::OkStatus();
 }
 
-} // namespace server
-} // namespace toolgate
+}  // namespace server
+}  // namespace toolgate

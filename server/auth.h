@@ -26,7 +26,7 @@ namespace toolgate {
 namespace server {
 
 class AdminAuth {
-public:
+ public:
   // `token` empty: no credential configured.
   AdminAuth(std::string token, bool local_listener)
       : token_(std::move(token)), local_listener_(local_listener) {}
@@ -38,12 +38,12 @@ public:
   // the caller holds the admin role.
   absl::Status CheckAdmin(absl::string_view authorization) const;
 
-private:
+ private:
   const std::string token_;
   const bool local_listener_;
 };
 
-} // namespace server
-} // namespace toolgate
+}  // namespace server
+}  // namespace toolgate
 
-#endif // TOOLGATE_SERVER_AUTH_H_
+#endif  // TOOLGATE_SERVER_AUTH_H_

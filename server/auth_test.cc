@@ -37,6 +37,6 @@ TEST(AdminAuth, TokenIsRequiredEvenOnALocalListener) {
   }
 }
 
-} // namespace
-} // namespace server
-} // namespace toolgate
+}  // namespace
+}  // namespace server
+}  // namespace toolgate

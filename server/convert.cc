@@ -1,5 +1,6 @@
 #include "server/convert.h"
 
+#include <chrono>
 #include <string>
 
 #include "core/json/utf8.h"
@@ -19,6 +20,15 @@ grpc::Status ToGrpc(const absl::Status& status) {
   // absl and gRPC share the canonical code numbering.
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
                       std::string(status.message()));
+}
+
+CancelToken ToCancelToken(grpc::ServerContext* context) {
+  if (context == nullptr) return CancelToken();
+  const auto deadline = context->deadline();
+  return CancelToken([context] { return context->IsCancelled(); },
+                     deadline == std::chrono::system_clock::time_point::max()
+                         ? absl::InfiniteFuture()
+                         : absl::FromChrono(deadline));
 }
 
 ManifestFormat FromProto(v1::ManifestFormat format) {

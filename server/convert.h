@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "core/engine/engine.h"
+#include "grpcpp/server_context.h"
 #include "grpcpp/support/status.h"
 #include "toolgate/v1/toolgate.pb.h"
 
@@ -12,6 +13,11 @@ namespace toolgate {
 namespace server {
 
 grpc::Status ToGrpc(const absl::Status& status);
+
+// What the engine checks to learn that the caller has gone: the call's
+// cancellation (client cancel, or gRPC's own deadline enforcement) and its
+// deadline. A null context never cancels.
+CancelToken ToCancelToken(grpc::ServerContext* context);
 
 // UNSPECIFIED means AUTO.
 ManifestFormat FromProto(v1::ManifestFormat format);

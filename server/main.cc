@@ -20,6 +20,7 @@
 #include "server/auth.h"
 #include "server/manifests.h"
 #include "server/options.h"
+#include "server/raw_service.h"
 #include "server/service.h"
 
 namespace toolgate {
@@ -42,7 +43,7 @@ sigset_t HandledSignals() {
 struct Running {
   const ServerOptions *options;
   Engine *engine;
-  AuditLog *audit; // May be null.
+  AuditLog *audit;  // May be null.
   grpc::Server *server;
 };
 
@@ -54,8 +55,7 @@ void Drain(const Running &r, int sig) {
   const auto grace = std::chrono::seconds(r.options->shutdown_grace_seconds);
   std::thread([grace, audit = r.audit] {
     std::this_thread::sleep_for(grace + std::chrono::milliseconds(250));
-    if (audit != nullptr)
-      audit->Close();
+    if (audit != nullptr) audit->Close();
     std::cerr << "toolgate: grace period over, exiting\n";
     _exit(0);
   }).detach();
@@ -66,10 +66,8 @@ void HandleSignals(Running r) {
   const sigset_t set = HandledSignals();
   for (;;) {
     int sig = 0;
-    if (sigwait(&set, &sig) != 0)
-      continue;
-    if (sig == SIGTERM || sig == SIGINT)
-      return Drain(r, sig);
+    if (sigwait(&set, &sig) != 0) continue;
+    if (sig == SIGTERM || sig == SIGINT) return Drain(r, sig);
     if (sig == SIGHUP) {
       std::cerr << "toolgate: SIGHUP, reloading manifests\n";
       ReloadManifests(r.engine, r.options->manifests_dir, std::cerr);
@@ -80,17 +78,17 @@ void HandleSignals(Running r) {
 }
 
 std::unique_ptr<grpc::Server> Start(const ServerOptions &options,
-                                    ToolGateService *service) {
+                                    grpc::Service *service) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(),
                            &port);
-  // Inputs over the size cap must reach the engine (to be answered with
-  // input_too_large), so the transport limit sits well above it.
-  builder.SetMaxReceiveMessageSize(
-      static_cast<int>(4 * options.engine.limits.max_bytes + (1 << 20)));
+  builder.SetMaxReceiveMessageSize(MaxReceiveMessageBytes(options));
+  // No response may grow without bound: past this, the call fails with
+  // RESOURCE_EXHAUSTED (a deny for every client).
+  builder.SetMaxSendMessageSize(MaxSendMessageBytes(options));
   builder.RegisterService(service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr) {
@@ -113,16 +111,14 @@ int Serve(const ServerOptions &options) {
   std::string token;
   if (!options.admin_token_file.empty()) {
     auto read = ReadSecretFile(options.admin_token_file, "admin_token_file");
-    if (!read.ok())
-      return Fail(read.status());
+    if (!read.ok()) return Fail(read.status());
     token = *std::move(read);
   }
   const AdminAuth auth(token, AdminAuth::IsLocalListener(options.listen));
   std::unique_ptr<AuditLog> audit;
   if (!options.audit_log.empty()) {
     auto opened = AuditLog::Open(options.audit_log);
-    if (!opened.ok())
-      return Fail(opened.status());
+    if (!opened.ok()) return Fail(opened.status());
     audit = *std::move(opened);
   }
   Engine engine(options.engine,
@@ -131,26 +127,27 @@ int Serve(const ServerOptions &options) {
       !s.ok()) {
     return Fail(s);
   }
-  ToolGateService service(&engine, &auth,
-                          options.snapshot_create_admin
-                              ? SnapshotCreate::kAdmin
-                              : SnapshotCreate::kAnyone);
+  ToolGateService typed(&engine, &auth,
+                        options.snapshot_create_admin
+                            ? SnapshotCreate::kAdmin
+                            : SnapshotCreate::kAnyone);
+  // Parses requests itself: an unparsable one is INVALID_ARGUMENT naming
+  // the field, not INTERNAL (see raw_service.h).
+  RawToolGateService service(&typed);
   std::unique_ptr<grpc::Server> server = Start(options, &service);
-  if (server == nullptr)
-    return 1;
+  if (server == nullptr) return 1;
   std::thread signals(HandleSignals,
                       Running{&options, &engine, audit.get(), server.get()});
   server->Wait();
   signals.join();
-  if (audit != nullptr)
-    audit->Close();
+  if (audit != nullptr) audit->Close();
   std::cerr << "toolgate: stopped\n";
   return 0;
 }
 
-} // namespace
-} // namespace server
-} // namespace toolgate
+}  // namespace
+}  // namespace server
+}  // namespace toolgate
 
 int main(int argc, char **argv) {
   // Before gRPC starts threads: every thread inherits the mask, so only

@@ -25,8 +25,8 @@ std::string SnapshotName(const std::filesystem::path &file) {
   return stem.substr(0, stem.find('.'));
 }
 
-absl::StatusOr<std::vector<ManifestFile>>
-ReadManifests(const std::string &dir) {
+absl::StatusOr<std::vector<ManifestFile>> ReadManifests(
+    const std::string &dir) {
   std::vector<ManifestFile> out;
   if (dir.empty()) {
     for (const EmbeddedManifest &m : EmbeddedExampleManifests()) {
@@ -37,11 +37,9 @@ ReadManifests(const std::string &dir) {
   std::error_code ec;
   std::vector<std::filesystem::path> files;
   for (const auto &entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.path().extension() == ".json")
-      files.push_back(entry.path());
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
   }
-  if (ec)
-    return absl::NotFoundError(absl::StrCat(dir, ": ", ec.message()));
+  if (ec) return absl::NotFoundError(absl::StrCat(dir, ": ", ec.message()));
   if (files.empty()) {
     return absl::NotFoundError(absl::StrCat("no *.json manifests in ", dir));
   }
@@ -72,16 +70,14 @@ absl::Status AddManifest(Engine *engine, const ManifestFile &m,
   return absl::OkStatus();
 }
 
-} // namespace
+}  // namespace
 
 absl::Status LoadManifests(Engine *engine, const std::string &dir,
                            std::ostream &log) {
   auto files = ReadManifests(dir);
-  if (!files.ok())
-    return files.status();
+  if (!files.ok()) return files.status();
   for (const ManifestFile &m : *files) {
-    if (auto s = AddManifest(engine, m, log); !s.ok())
-      return s;
+    if (auto s = AddManifest(engine, m, log); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
@@ -104,5 +100,5 @@ int ReloadManifests(Engine *engine, const std::string &dir, std::ostream &log) {
   return failed;
 }
 
-} // namespace server
-} // namespace toolgate
+}  // namespace server
+}  // namespace toolgate

@@ -27,7 +27,7 @@ absl::Status LoadManifests(Engine *engine, const std::string &dir,
 // the number of files that failed.
 int ReloadManifests(Engine *engine, const std::string &dir, std::ostream &log);
 
-} // namespace server
-} // namespace toolgate
+}  // namespace server
+}  // namespace toolgate
 
-#endif // TOOLGATE_SERVER_MANIFESTS_H_
+#endif  // TOOLGATE_SERVER_MANIFESTS_H_

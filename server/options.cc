@@ -1,5 +1,6 @@
 #include "server/options.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -64,6 +65,20 @@ const std::map<std::string, Setter>& Setters() {
       {"max_snapshots",
        Number<size_t>([](ServerOptions* o) { return &o->engine.max_snapshots; },
                       1, 1000000)},
+      {"max_calls_per_output",
+       Number<size_t>(
+           [](ServerOptions* o) { return &o->engine.max_calls_per_output; }, 1,
+           10000)},
+      {"result_schema_cache_bytes",
+       Number<size_t>(
+           [](ServerOptions* o) {
+             return &o->engine.result_schema_cache_bytes;
+           },
+           0, int64_t{1} << 36)},
+      {"max_send_message_bytes",
+       Number<int64_t>(
+           [](ServerOptions* o) { return &o->max_send_message_bytes; }, 1 << 20,
+           (int64_t{1} << 31) - 1)},
       {"shutdown_grace_seconds",
        Number<int>([](ServerOptions* o) { return &o->shutdown_grace_seconds; },
                    0, 3600)},
@@ -105,11 +120,26 @@ absl::StatusOr<ServerOptions> ParseServerFlags(
   return options;
 }
 
+int MaxReceiveMessageBytes(const ServerOptions& options) {
+  const int64_t bytes =
+      4 * static_cast<int64_t>(options.engine.limits.max_bytes) + (1 << 20);
+  return static_cast<int>(std::min<int64_t>(bytes, (int64_t{1} << 31) - 1));
+}
+
+int MaxSendMessageBytes(const ServerOptions& options) {
+  if (options.max_send_message_bytes > 0) {
+    return static_cast<int>(options.max_send_message_bytes);
+  }
+  return std::max(4 << 20, MaxReceiveMessageBytes(options));
+}
+
 std::string ServerUsage() {
   return "usage: toolgate [--listen HOST:PORT|unix:PATH] [--manifests DIR]\n"
          "                [--max_input_bytes N] [--max_depth N] [--max_runs "
          "N]\n"
-         "                [--max_snapshots N] [--audit_log PATH|-]\n"
+         "                [--max_snapshots N] [--max_calls_per_output N]\n"
+         "                [--result_schema_cache_bytes N]\n"
+         "                [--max_send_message_bytes N] [--audit_log PATH|-]\n"
          "                [--port_file PATH] [--shutdown_grace_seconds N]\n"
          "                [--admin_token_file PATH] "
          "[--snapshot_create admin|any]\n";

@@ -2,6 +2,7 @@
 #ifndef TOOLGATE_SERVER_OPTIONS_H_
 #define TOOLGATE_SERVER_OPTIONS_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,17 @@ struct ServerOptions {
   int shutdown_grace_seconds = 10;
   std::string admin_token_file;  // Empty: admin only on a local listener.
   bool snapshot_create_admin = true;  // --snapshot_create=admin|any.
+  // Largest response the server sends; a bigger one fails that call with
+  // RESOURCE_EXHAUSTED. 0: the larger of 4 MiB (a default client's receive
+  // limit) and what the receive limit allows in (4 x max_input_bytes + 1 MiB).
+  int64_t max_send_message_bytes = 0;
 };
+
+// max_send_message_bytes with 0 resolved.
+int MaxSendMessageBytes(const ServerOptions& options);
+// What the transport accepts: inputs over the size cap must reach the engine
+// (to be answered with input_too_large), so it sits well above the cap.
+int MaxReceiveMessageBytes(const ServerOptions& options);
 
 // Parses --flag=value or --flag value. Unknown flags are an error: a typo
 // in a limit must not silently leave the default in force.

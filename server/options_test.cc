@@ -28,12 +28,36 @@ TEST(ServerFlags, RefusesWhatWouldSilentlyKeepADefault) {
            {"--max_input_bytes=ten"},  // not a number
            {"--max_input_bytes=0"},    // out of range
            {"--max_depth=-1"},
+           {"--max_calls_per_output=0"},
+           {"--max_send_message_bytes=1000"},  // Below 1 MiB.
+           {"--result_schema_cache_bytes=-1"},
            {"--listen"},  // no value
            {"positional"}}) {
     auto o = ParseServerFlags(args);
     EXPECT_FALSE(o.ok()) << args[0];
     EXPECT_EQ(o.status().code(), absl::StatusCode::kInvalidArgument);
   }
+}
+
+TEST(ServerFlags, ResponseAndRequestLimits) {
+  auto d = ParseServerFlags({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->engine.max_calls_per_output, 64u);
+  EXPECT_EQ(d->engine.result_schema_cache_bytes, 64u << 20);
+  // The default send limit is a default client's 4 MiB receive limit, or
+  // the receive limit when that is larger.
+  EXPECT_EQ(MaxReceiveMessageBytes(*d), 4 * 200000 + (1 << 20));
+  EXPECT_EQ(MaxSendMessageBytes(*d), 4 << 20);
+  auto big = ParseServerFlags({"--max_input_bytes=2000000"});
+  ASSERT_TRUE(big.ok());
+  EXPECT_EQ(MaxSendMessageBytes(*big), 4 * 2000000 + (1 << 20));
+  auto o = ParseServerFlags({"--max_calls_per_output=8",
+                             "--result_schema_cache_bytes=0",
+                             "--max_send_message_bytes=2097152"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->engine.max_calls_per_output, 8u);
+  EXPECT_EQ(o->engine.result_schema_cache_bytes, 0u);
+  EXPECT_EQ(MaxSendMessageBytes(*o), 2097152);
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ grpc::Status ToolGateService::CreateSnapshot(
   // Only an admin re-points a name another snapshot holds.
   auto snapshot = engine_->CreateSnapshot(
       request->manifest_json(), FromProto(request->format()), request->name(),
-      admin.ok() ? NameRule::kRebind : NameRule::kClaim);
+      admin.ok() ? NameRule::kRebind : NameRule::kClaim,
+      ToCancelToken(context));
   if (!snapshot.ok()) return ToGrpc(snapshot.status());
   response->set_snapshot_id((*snapshot)->id());
   for (const std::string& n : (*snapshot)->tool_names()) {
@@ -54,14 +55,18 @@ grpc::Status ToolGateService::GetSnapshot(grpc::ServerContext*,
 }
 
 grpc::Status ToolGateService::ListSnapshots(
-    grpc::ServerContext*, const v1::ListSnapshotsRequest*,
+    grpc::ServerContext*, const v1::ListSnapshotsRequest* request,
     v1::ListSnapshotsResponse* response) {
-  for (const auto& snapshot : engine_->ListSnapshots()) {
+  auto page =
+      engine_->ListSnapshots(request->page_size(), request->page_token());
+  if (!page.ok()) return ToGrpc(page.status());
+  for (const auto& snapshot : page->snapshots) {
     v1::SnapshotInfo* info = response->add_snapshots();
     info->set_snapshot_id(snapshot->id());
     info->set_name(snapshot->name());
     for (const std::string& n : snapshot->tool_names()) info->add_tool_names(n);
   }
+  response->set_next_page_token(page->next_page_token);
   return grpc::Status::OK;
 }
 
@@ -96,27 +101,33 @@ grpc::Status ToolGateService::ResetRun(grpc::ServerContext*,
 }
 
 grpc::Status ToolGateService::ValidateToolCall(
-    grpc::ServerContext*, const v1::ValidateToolCallRequest* request,
+    grpc::ServerContext* context, const v1::ValidateToolCallRequest* request,
     v1::ValidateToolCallResponse* response) {
-  auto result = engine_->ValidateToolCall(FromProto(*request));
+  auto engine_request = FromProto(*request);
+  engine_request.cancel = ToCancelToken(context);
+  auto result = engine_->ValidateToolCall(engine_request);
   if (!result.ok()) return ToGrpc(result.status());
   ToProto(*result, response);
   return grpc::Status::OK;
 }
 
 grpc::Status ToolGateService::ExtractVerdict(
-    grpc::ServerContext*, const v1::ExtractVerdictRequest* request,
+    grpc::ServerContext* context, const v1::ExtractVerdictRequest* request,
     v1::ExtractVerdictResponse* response) {
-  auto result = engine_->ExtractVerdict(FromProto(*request));
+  auto engine_request = FromProto(*request);
+  engine_request.cancel = ToCancelToken(context);
+  auto result = engine_->ExtractVerdict(engine_request);
   if (!result.ok()) return ToGrpc(result.status());
   ToProto(*result, response);
   return grpc::Status::OK;
 }
 
 grpc::Status ToolGateService::ValidateToolOutput(
-    grpc::ServerContext*, const v1::ValidateToolOutputRequest* request,
+    grpc::ServerContext* context, const v1::ValidateToolOutputRequest* request,
     v1::ValidateToolOutputResponse* response) {
-  auto result = engine_->ValidateToolOutput(FromProto(*request));
+  auto engine_request = FromProto(*request);
+  engine_request.cancel = ToCancelToken(context);
+  auto result = engine_->ValidateToolOutput(engine_request);
   if (!result.ok()) return ToGrpc(result.status());
   ToProto(*result, response);
   return grpc::Status::OK;

@@ -7,6 +7,7 @@
 #include "core/engine/repair_prompt.h"
 #include "core/extract/extract.h"
 #include "core/util/ids.h"
+#include "core/util/truncate.h"
 
 namespace toolgate {
 namespace {
@@ -26,7 +27,10 @@ auto Guarded(absl::string_view rpc, Fn fn) -> decltype(fn()) {
 CallReport ToReport(CheckedCall& c) {
   CallReport report;
   report.id = c.raw.id;
-  report.name = c.raw.name;
+  // A name that resolved to no tool is echoed cut to the longest a tool
+  // name can be (a model may send a huge one).
+  report.name = c.tool != nullptr ? c.raw.name
+                                  : TruncateText(c.raw.name, kMaxToolNameBytes);
   if (c.raw.error.ok()) report.arguments_json = CanonicalJson(c.raw.arguments);
   report.repairs = std::move(c.raw.repairs);
   report.source = c.raw.source;
@@ -58,12 +62,13 @@ Engine::Engine(EngineOptions options, AuditSink audit)
       audit_(std::move(audit)),
       audit_prefix_(RandomHex(8)),
       snapshots_(SnapshotStoreOptions{options.limits, options.max_snapshots}),
-      runs_(RunRegistryOptions{options.max_runs}) {}
+      runs_(RunRegistryOptions{options.max_runs}),
+      result_schemas_(options.result_schema_cache_bytes) {}
 
 absl::StatusOr<std::shared_ptr<const Snapshot>> Engine::CreateSnapshot(
     absl::string_view manifest_json, ManifestFormat format,
-    absl::string_view name, NameRule rule) {
-  return snapshots_.Create(manifest_json, format, name, rule);
+    absl::string_view name, NameRule rule, const CancelToken& cancel) {
+  return snapshots_.Create(manifest_json, format, name, rule, &cancel);
 }
 
 absl::StatusOr<std::shared_ptr<const Snapshot>> Engine::GetSnapshot(
@@ -71,10 +76,6 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Engine::GetSnapshot(
   if (!id.empty()) return snapshots_.Get(id);
   if (!name.empty()) return snapshots_.GetByName(name);
   return absl::InvalidArgumentError("name a snapshot_id or a name");
-}
-
-std::vector<std::shared_ptr<const Snapshot>> Engine::ListSnapshots() const {
-  return snapshots_.List();
 }
 
 absl::StatusOr<OpenedRun> Engine::OpenRun(
@@ -183,8 +184,12 @@ absl::StatusOr<ValidateCallResponse> Engine::DoValidateToolCall(
   }
   GateOptions gate_options;
   gate_options.max_violations_per_call = options_.max_violations_per_call;
+  gate_options.max_calls_per_output = options_.max_calls_per_output;
+  gate_options.cancel = &request.cancel;
   GateResult result =
       CheckToolCalls(*target->snapshot, ReadCalls(request), gate_options);
+  if (!result.interrupted.ok()) return result.interrupted;
+  if (absl::Status gone = request.cancel.Check(); !gone.ok()) return gone;
   response.decision = result.decision;
   response.stop_reason = result.stop_reason;
   response.violations = std::move(result.violations);
@@ -192,6 +197,12 @@ absl::StatusOr<ValidateCallResponse> Engine::DoValidateToolCall(
     ApplyKillSwitch(*target->run, result, &response);
   }
   for (CheckedCall& c : result.calls) response.calls.push_back(ToReport(c));
+  // A reject in a run counts toward its breaker: first make sure the caller
+  // still waits (work done for nobody is no reject). Asking gRPC is costly,
+  // so only here, not on the ALLOW path.
+  if (target->run != nullptr && response.decision == Decision::kReject) {
+    if (absl::Status gone = request.cancel.CheckNow(); !gone.ok()) return gone;
+  }
   ApplyLoop(target->run.get(), &response);
   AuditCall(response, *target);
   return response;
@@ -257,8 +268,28 @@ void Engine::AuditCall(const ValidateCallResponse& response,
   Audit(std::move(record), target);
 }
 
+namespace {
+
+// Bounds what an audit line echoes (see kAuditMaxListed).
+void BoundAuditList(std::vector<std::string>* list) {
+  for (std::string& item : *list) {
+    if (item.size() > kMaxToolNameBytes) {
+      item = TruncateText(item, kMaxToolNameBytes);
+    }
+  }
+  if (list->size() > kAuditMaxListed) {
+    const size_t more = list->size() - kAuditMaxListed;
+    list->resize(kAuditMaxListed);
+    list->push_back(absl::StrCat("+", more, " more"));
+  }
+}
+
+}  // namespace
+
 void Engine::Audit(AuditRecord record, const Target& target) const {
   if (!audit_) return;
+  BoundAuditList(&record.tools);
+  BoundAuditList(&record.codes);
   if (target.snapshot != nullptr) record.snapshot_id = target.snapshot->id();
   if (target.run != nullptr) record.run_id = target.run->id();
   audit_(record);

@@ -21,14 +21,14 @@
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
+#include "core/engine/schema_cache.h"
 #include "core/gate/gate.h"
 #include "core/output/output.h"
 #include "core/run/run_registry.h"
 #include "core/snapshot/snapshot.h"
+#include "core/util/cancel.h"
 #include "core/verdict/verdict.h"
 
 namespace toolgate {
@@ -38,7 +38,25 @@ struct EngineOptions {
   size_t max_snapshots = 1024;
   size_t max_runs = 100000;
   size_t max_violations_per_call = 20;
+  // An output with more tool calls is one too_many_calls violation.
+  size_t max_calls_per_output = 64;
+  // Byte budget of the compiled inline result_schema cache (0: no cache).
+  size_t result_schema_cache_bytes = 64 << 20;
+  // A ListSnapshots page ends once its entries hold about this many bytes.
+  size_t snapshot_page_bytes = 1 << 20;
 };
+
+// ListSnapshots pages: page_size 0 means the default, more than the
+// maximum is the maximum; a page also ends once its entries hold about
+// EngineOptions::snapshot_page_bytes (it always holds at least one), so
+// that a page fits a default client's 4 MiB receive limit.
+inline constexpr int kDefaultSnapshotPageSize = 100;
+inline constexpr int kMaxSnapshotPageSize = 1000;
+
+// Audit lines echo only bounded text: each tool name is cut to
+// kMaxToolNameBytes (marked "..."); tools and codes list at most this many
+// entries, then one "+N more".
+inline constexpr size_t kAuditMaxListed = 64;
 
 enum class OutputKind { kUnset, kText, kNative };
 
@@ -50,6 +68,9 @@ struct ValidateCallRequest {
   // Not owned: must outlive the call (the server points it at the proto).
   absl::string_view output;
   bool syntax_repair = false;
+  // Cancelled or past its deadline: CANCELLED / DEADLINE_EXCEEDED, no
+  // decision, nothing counted toward the run's breaker.
+  CancelToken cancel;
 };
 
 struct CallReport {
@@ -82,6 +103,8 @@ struct ValidateOutputRequest {
   int http_status = 0;     // output::kNoHttpStatus for non-HTTP tools.
   absl::string_view body;  // Not owned.
   output::OutputMode mode = output::OutputMode::kUnspecified;
+  // As in ValidateCallRequest; nothing counts toward the kill switch.
+  CancelToken cancel;
 };
 
 struct ValidateOutputResponse {
@@ -98,6 +121,12 @@ struct VerdictRequest {
   std::string envelope;
   std::string result_schema;  // Inline JSON Schema; "" = the default.
   bool syntax_repair = false;
+  CancelToken cancel;  // As in ValidateCallRequest.
+};
+
+struct SnapshotPage {
+  std::vector<std::shared_ptr<const Snapshot>> snapshots;  // In id order.
+  std::string next_page_token;  // Empty on the last page.
 };
 
 struct VerdictResponse {
@@ -127,11 +156,17 @@ class Engine {
   // the default is the least privileged one.
   absl::StatusOr<std::shared_ptr<const Snapshot>> CreateSnapshot(
       absl::string_view manifest_json, ManifestFormat format,
-      absl::string_view name, NameRule rule = NameRule::kClaim);
+      absl::string_view name, NameRule rule = NameRule::kClaim,
+      const CancelToken& cancel = CancelToken());
   // By id, or by name when id is empty.
   absl::StatusOr<std::shared_ptr<const Snapshot>> GetSnapshot(
       absl::string_view id, absl::string_view name) const;
-  std::vector<std::shared_ptr<const Snapshot>> ListSnapshots() const;
+  // One page of snapshots in id order. The token is opaque to callers: it
+  // names the last snapshot of the previous page, so snapshots created
+  // between pages never shift or repeat the ones already listed.
+  // INVALID_ARGUMENT for a negative page_size or a token not from here.
+  absl::StatusOr<SnapshotPage> ListSnapshots(
+      int page_size, absl::string_view page_token) const;
 
   absl::StatusOr<OpenedRun> OpenRun(absl::string_view snapshot_id,
                                     absl::string_view model,
@@ -155,6 +190,7 @@ class Engine {
   absl::StatusOr<VerdictResponse> ExtractVerdict(const VerdictRequest& request);
 
   const EngineOptions& options() const { return options_; }
+  const SchemaCache& result_schema_cache() const { return result_schemas_; }
 
  private:
   struct Target {
@@ -182,8 +218,8 @@ class Engine {
                  const Target& target) const;
   void Audit(AuditRecord record, const Target& target) const;
 
-  // Inline result schemas compile once and are reused; the cache is
-  // bounded and simply emptied when full.
+  // Inline result schemas compile once and are reused while they fit the
+  // cache's byte budget.
   absl::StatusOr<std::shared_ptr<const schema::Schema>> ResultSchema(
       absl::string_view json);
 
@@ -195,9 +231,7 @@ class Engine {
   mutable std::atomic<uint64_t> audit_counter_{0};
   SnapshotStore snapshots_;
   RunRegistry runs_;
-  absl::Mutex schema_cache_mu_;
-  std::map<std::string, std::shared_ptr<const schema::Schema>, std::less<>>
-      schema_cache_ ABSL_GUARDED_BY(schema_cache_mu_);
+  SchemaCache result_schemas_;
 };
 
 }  // namespace toolgate

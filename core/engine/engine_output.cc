@@ -68,6 +68,16 @@ absl::StatusOr<ValidateOutputResponse> Engine::DoValidateToolOutput(
   // A tool absent from the snapshot is passed as no spec: unknown_tool.
   response.result = output::ValidateToolOutput(
       checked, tool == nullptr ? nullptr : &spec, limits);
+  // A caller that has gone gets no verdict, and an invalid output of its
+  // does not count toward the run's kill switch (the costly check only
+  // where it would count).
+  const bool counts = target->run != nullptr &&
+                      response.result.verdict == output::OutputVerdict::kInvalid;
+  if (absl::Status gone =
+          counts ? request.cancel.CheckNow() : request.cancel.Check();
+      !gone.ok()) {
+    return gone;
+  }
   if (target->run != nullptr) {
     response.read_only = target->run->RecordOutput(response.result.verdict);
   }

@@ -3,27 +3,16 @@
 #include <utility>
 
 #include "core/engine/engine.h"
-#include "core/util/ids.h"
 
 namespace toolgate {
-namespace {
-constexpr size_t kMaxCachedSchemas = 256;
-}  // namespace
 
 absl::StatusOr<std::shared_ptr<const schema::Schema>> Engine::ResultSchema(
     absl::string_view json) {
   if (json.empty()) return verdict::DefaultResultSchema();
-  const std::string key = Sha256(json);
-  {
-    absl::MutexLock lock(&schema_cache_mu_);
-    auto it = schema_cache_.find(key);
-    if (it != schema_cache_.end()) return it->second;
-  }
+  if (auto cached = result_schemas_.Find(json)) return cached;
   auto compiled = verdict::CompileResultSchema(json);
   if (!compiled.ok()) return compiled.status();
-  absl::MutexLock lock(&schema_cache_mu_);
-  if (schema_cache_.size() >= kMaxCachedSchemas) schema_cache_.clear();
-  schema_cache_.emplace(key, *compiled);
+  result_schemas_.Insert(json, *compiled);
   return compiled;
 }
 
@@ -39,6 +28,7 @@ absl::StatusOr<VerdictResponse> Engine::DoExtractVerdict(
   }
   auto schema = ResultSchema(request.result_schema);
   if (!schema.ok()) return schema.status();
+  if (absl::Status gone = request.cancel.Check(); !gone.ok()) return gone;
   VerdictResponse response;
   absl::StatusOr<std::string> audit_id = NewAuditId();
   if (!audit_id.ok()) return audit_id.status();
@@ -51,6 +41,7 @@ absl::StatusOr<VerdictResponse> Engine::DoExtractVerdict(
       request.syntax_repair ? repair::RepairPolicy::kSyntaxRepair
                             : repair::RepairPolicy::kStrict,
       limits);
+  if (absl::Status gone = request.cancel.Check(); !gone.ok()) return gone;
   AuditRecord record;
   record.audit_id = response.audit_id;
   record.rpc = "ExtractVerdict";

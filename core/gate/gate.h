@@ -12,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "core/gate/calls.h"
 #include "core/snapshot/snapshot.h"
+#include "core/util/cancel.h"
 
 namespace toolgate {
 
@@ -44,11 +46,28 @@ struct GateResult {
   std::vector<CheckedCall> calls;
   std::vector<Violation> violations;
   std::string stop_reason;
+  // Not OK when the caller went away mid-check (CANCELLED or
+  // DEADLINE_EXCEEDED): then nothing was decided and `decision` is kReject.
+  absl::Status interrupted;
 };
 
 struct GateOptions {
   // Cap on schema violations reported per call.
   size_t max_violations_per_call = 20;
+  // Calls checked per output. An output with more is refused whole with one
+  // too_many_calls violation, before any call is resolved.
+  size_t max_calls_per_output = 64;
+  // Violations listed per result, and the bytes of their text; past either
+  // cap the rest are counted in one final too_many_violations violation.
+  size_t max_violations = 100;
+  size_t max_violation_bytes = 256 * 1024;
+  // Tool names an unknown_tool violation lists when no name is near.
+  size_t max_listed_tools = 20;
+  // Unknown tools per output for which near names are searched (each
+  // search compares the name with every tool); later ones get the list.
+  size_t max_suggested_calls = 8;
+  // Checked between calls (and while looking for near names). Not owned.
+  const CancelToken* cancel = nullptr;
 };
 
 GateResult CheckToolCalls(const Snapshot& snapshot, RawCalls calls,

@@ -14,6 +14,7 @@
 #ifndef TOOLGATE_CORE_MANIFEST_MANIFEST_H_
 #define TOOLGATE_CORE_MANIFEST_MANIFEST_H_
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,6 +25,10 @@
 #include "core/json/strict_json.h"
 
 namespace toolgate {
+
+// Longest accepted tool name, in bytes. A name any longer cannot be one of
+// a snapshot's tools, so nothing needs to be compared with it.
+inline constexpr size_t kMaxToolNameBytes = 128;
 
 enum class ManifestFormat { kAuto, kToolgate, kOpenAI, kAnthropic, kMcp };
 

@@ -110,7 +110,7 @@ absl::Status FieldReader::ToolName(std::string* out) {
     const auto u = static_cast<unsigned char>(c);
     return u <= 0x20 || u == 0x7f;
   });
-  if (out->empty() || out->size() > 128 || bad_byte) {
+  if (out->empty() || out->size() > kMaxToolNameBytes || bad_byte) {
     return Fail("/name",
                 "tool name must be 1 to 128 bytes with no whitespace or "
                 "control characters");

@@ -54,9 +54,48 @@ void Run::Reset() {
   health_.Reset();
 }
 
+namespace {
+
+absl::Status CheckModelAndContext(
+    absl::string_view model,
+    const std::map<std::string, std::string>& context) {
+  if (model.size() > kMaxModelBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "model is ", model.size(), " bytes; at most ", kMaxModelBytes));
+  }
+  if (context.size() > kMaxContextEntries) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("context has ", context.size(), " entries; at most ",
+                     kMaxContextEntries));
+  }
+  size_t total = 0;
+  for (const auto& [key, value] : context) {
+    if (key.size() > kMaxContextKeyBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("a context key is ", key.size(), " bytes; at most ",
+                       kMaxContextKeyBytes));
+    }
+    if (value.size() > kMaxContextValueBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("context[\"", key, "\"] is ", value.size(),
+                       " bytes; at most ", kMaxContextValueBytes));
+    }
+    total += key.size() + value.size();
+  }
+  if (total > kMaxContextBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("context keys and values total ", total,
+                     " bytes; at most ", kMaxContextBytes));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<OpenedRun> RunRegistry::Open(
     std::shared_ptr<const Snapshot> snapshot, absl::string_view model,
     std::map<std::string, std::string> context, RunLimits limits) {
+  if (absl::Status s = CheckModelAndContext(model, context); !s.ok()) return s;
   const RunSettings& defaults = snapshot->settings();
   const int max_rejects = limits.max_consecutive_rejects > 0
                               ? limits.max_consecutive_rejects

@@ -30,6 +30,14 @@ struct LoopState {
   bool breaker_open = false;
 };
 
+// A run keeps its model and context for its whole life, so both are
+// bounded; OpenRun beyond any of these is INVALID_ARGUMENT.
+inline constexpr size_t kMaxModelBytes = 256;
+inline constexpr size_t kMaxContextEntries = 32;
+inline constexpr size_t kMaxContextKeyBytes = 128;
+inline constexpr size_t kMaxContextValueBytes = 1024;
+inline constexpr size_t kMaxContextBytes = 4096;  // All keys and values.
+
 // Per-run settings; 0 takes the snapshot's setting.
 struct RunLimits {
   int max_consecutive_rejects = 0;
@@ -95,7 +103,8 @@ class RunRegistry {
   explicit RunRegistry(RunRegistryOptions options = {}) : options_(options) {}
 
   // INVALID_ARGUMENT for limits out of range (breaker 1..1000; kill switch
-  // 1 <= threshold <= window <= 1000).
+  // 1 <= threshold <= window <= 1000) and for a model or context over the
+  // caps above.
   absl::StatusOr<OpenedRun> Open(std::shared_ptr<const Snapshot> snapshot,
                                  absl::string_view model,
                                  std::map<std::string, std::string> context,

@@ -1,5 +1,11 @@
 #include "core/run/run_registry.h"
 
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace toolgate {
@@ -110,6 +116,53 @@ TEST(RunRegistry, RunsAreIsolated) {
   a->run->RecordReject();
   EXPECT_TRUE(a->run->Current().breaker_open);
   EXPECT_FALSE(b->run->Current().breaker_open);
+}
+
+TEST(RunRegistry, ModelAndContextAreCappedAtOpen) {
+  using Context = std::map<std::string, std::string>;
+  Context many;
+  for (size_t i = 0; i <= kMaxContextEntries; ++i)
+    many[absl::StrCat("k", i)] = "";
+  Context wide;  // Each entry within its caps, the total over.
+  for (int i = 0; i < 5; ++i) {
+    wide[absl::StrCat("k", i)] = std::string(kMaxContextValueBytes, 'v');
+  }
+  struct Case {
+    std::string name;
+    std::string model;
+    Context context;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"model", std::string(kMaxModelBytes + 1, 'm'), {}, "model is 257 bytes"},
+      {"entries", "m", many, "context has 33 entries"},
+      {"key",
+       "m",
+       {{std::string(kMaxContextKeyBytes + 1, 'k'), "v"}},
+       "a context key is 129 bytes"},
+      {"value",
+       "m",
+       {{"k", std::string(kMaxContextValueBytes + 1, 'v')}},
+       "context[\"k\"] is 1025 bytes"},
+      {"total", "m", wide, "total 5130 bytes"},
+  };
+  RunRegistry runs;
+  for (const Case& c : cases) {
+    auto opened = runs.Open(TestSnapshot(), c.model, c.context, RunLimits{});
+    EXPECT_EQ(opened.status().code(), absl::StatusCode::kInvalidArgument)
+        << c.name;
+    EXPECT_THAT(opened.status().message(), testing::HasSubstr(c.message))
+        << c.name;
+  }
+  EXPECT_EQ(runs.size(), 0u);
+  // At the caps exactly, a run opens.
+  Context at_caps;
+  for (int i = 0; i < 3; ++i) {
+    at_caps[absl::StrCat("k", i)] = std::string(kMaxContextValueBytes, 'v');
+  }
+  EXPECT_TRUE(runs.Open(TestSnapshot(), std::string(kMaxModelBytes, 'm'),
+                        at_caps, RunLimits{})
+                  .ok());
 }
 
 }  // namespace

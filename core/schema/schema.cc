@@ -4,6 +4,7 @@
 
 #include "core/schema/internal/compiler.h"
 #include "core/schema/internal/evaluator.h"
+#include "core/schema/internal/program_size.h"
 
 namespace toolgate {
 namespace schema {
@@ -28,6 +29,10 @@ class CompiledSchema final : public Schema {
   }
 
   Dialect dialect() const override { return program_->dialect; }
+
+  size_t ApproximateMemoryBytes() const override {
+    return sizeof(*this) + internal::ApproximateProgramBytes(*program_);
+  }
 
   std::vector<std::string> warnings() const override {
     return program_->warnings;

@@ -84,6 +84,10 @@ class Schema {
 
   virtual Dialect dialect() const = 0;
 
+  // Approximate heap bytes this compiled schema holds (see
+  // internal/program_size.h), for caches bounded by memory, not entries.
+  virtual size_t ApproximateMemoryBytes() const = 0;
+
   // What compiled but probably does not mean what its author meant: each
   // member of a subschema that is no keyword of its dialect (a misspelt
   // "requried", "additionalproperties", a draft-07 keyword in a 2020-12

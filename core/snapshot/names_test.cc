@@ -79,5 +79,5 @@ TEST(SnapshotNames, NameThatLooksLikeAnIdIsRefused) {
   EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
-} // namespace
-} // namespace toolgate
+}  // namespace
+}  // namespace toolgate

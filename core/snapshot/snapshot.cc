@@ -34,27 +34,46 @@ void AddSchemaWarnings(const ToolSpec& tool, const schema::Schema& compiled,
   }
 }
 
-// Levenshtein distance, bounded: names are short (<= 128 bytes).
-size_t EditDistance(absl::string_view a, absl::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+// Levenshtein distance if it is at most `cutoff`, else cutoff + 1. Only a
+// band of 2 * cutoff + 1 cells per row can hold a distance within the
+// cutoff, and once a whole row exceeds it no later row can come back.
+size_t BoundedEditDistance(absl::string_view a, absl::string_view b,
+                           size_t cutoff) {
+  const size_t over = cutoff + 1;
+  if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) >
+      cutoff) {
+    return over;
+  }
+  std::vector<size_t> row(b.size() + 1, over);
+  for (size_t j = 0; j <= std::min(b.size(), cutoff); ++j) row[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
+    const size_t lo = i > cutoff ? i - cutoff : 1;
+    const size_t hi = std::min(b.size(), i + cutoff);
+    size_t diag = row[lo - 1];
+    row[lo - 1] = lo == 1 && i <= cutoff ? i : over;
+    size_t row_min = row[lo - 1];
+    for (size_t j = lo; j <= hi; ++j) {
       const size_t up = row[j];
-      row[j] = std::min(
-          {row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      row[j] = std::min({up + 1, row[j - 1] + 1,
+                         diag + (a[i - 1] == b[j - 1] ? 0 : 1), over});
       diag = up;
+      row_min = std::min(row_min, row[j]);
     }
+    if (hi < b.size()) row[hi + 1] = over;
+    if (row_min > cutoff) return over;
   }
   return row[b.size()];
 }
 
+// Names are at most kMaxToolNameBytes, so the band is at most 17 wide.
+constexpr size_t kMaxSuggestionDistance = 8;
+// How many candidates are compared between two cancellation checks.
+constexpr size_t kCandidatesPerCheck = 64;
+
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
-    Manifest manifest, std::string name) {
+    Manifest manifest, std::string name, const CancelToken* cancel) {
   std::shared_ptr<Snapshot> s(new Snapshot());
   s->id_ = ManifestId(manifest);
   s->name_ = std::move(name);
@@ -63,6 +82,9 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
   s->settings_ = manifest.settings;
   s->warnings_ = manifest.warnings;
   for (const ToolSpec& spec : manifest.tools) {
+    if (cancel != nullptr) {
+      if (absl::Status gone = cancel->Check(); !gone.ok()) return gone;
+    }
     CompiledTool tool;
     tool.spec = spec;
     auto in = CompileToolSchema(manifest, spec, spec.input_schema,
@@ -79,6 +101,7 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
                         &s->warnings_);
     }
     s->tool_names_.push_back(spec.name);
+    s->lower_tool_names_.push_back(absl::AsciiStrToLower(spec.name));
     s->tools_.emplace(spec.name, std::move(tool));
   }
   return std::shared_ptr<const Snapshot>(std::move(s));
@@ -89,21 +112,31 @@ const CompiledTool* Snapshot::FindTool(absl::string_view name) const {
   return it == tools_.end() ? nullptr : &it->second;
 }
 
-std::vector<std::string> Snapshot::NearestToolNames(absl::string_view name,
-                                                    size_t max) const {
-  std::vector<std::pair<size_t, std::string>> scored;
-  const std::string lower = absl::AsciiStrToLower(name);
-  for (const std::string& candidate : tool_names_) {
-    const size_t d = EditDistance(lower, absl::AsciiStrToLower(candidate));
-    if (d <= std::max<size_t>(2, name.size() / 4)) {
-      scored.emplace_back(d, candidate);
-    }
-  }
-  std::sort(scored.begin(), scored.end());
+std::vector<std::string> Snapshot::NearestToolNames(
+    absl::string_view name, size_t max, const CancelToken* cancel) const {
   std::vector<std::string> out;
-  for (size_t i = 0; i < scored.size() && i < max; ++i) {
-    out.push_back(scored[i].second);
+  // No tool has a longer name; comparing would be work for no hint.
+  if (name.empty() || name.size() > kMaxToolNameBytes || max == 0) return out;
+  const std::string lower = absl::AsciiStrToLower(name);
+  const size_t cutoff =
+      std::min(kMaxSuggestionDistance, std::max<size_t>(2, name.size() / 4));
+  std::vector<std::pair<size_t, size_t>> scored;  // (distance, index)
+  for (size_t i = 0; i < lower_tool_names_.size(); ++i) {
+    if (cancel != nullptr && i % kCandidatesPerCheck == 0 &&
+        !cancel->Check().ok()) {
+      break;
+    }
+    const size_t d = BoundedEditDistance(lower, lower_tool_names_[i], cutoff);
+    if (d <= cutoff) scored.emplace_back(d, i);
   }
+  const size_t n = std::min(max, scored.size());
+  std::partial_sort(scored.begin(), scored.begin() + n, scored.end(),
+                    [&](const auto& x, const auto& y) {
+                      return x.first != y.first ? x.first < y.first
+                                                : tool_names_[x.second] <
+                                                      tool_names_[y.second];
+                    });
+  for (size_t i = 0; i < n; ++i) out.push_back(tool_names_[scored[i].second]);
   return out;
 }
 
@@ -136,7 +169,7 @@ absl::Status SnapshotStore::BindName(absl::string_view name,
 
 absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Create(
     absl::string_view manifest_json, ManifestFormat format,
-    absl::string_view name, NameRule rule) {
+    absl::string_view name, NameRule rule, const CancelToken* cancel) {
   if (absl::StartsWith(name, "sha256:")) {
     return absl::InvalidArgumentError(absl::StrCat(
         "snapshot name \"", name, "\" could be taken for a snapshot id"));
@@ -154,7 +187,8 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Create(
     }
   }
   // Compile outside the lock: schemas can be large.
-  auto snapshot = Snapshot::Compile(*std::move(manifest), std::string(name));
+  auto snapshot =
+      Snapshot::Compile(*std::move(manifest), std::string(name), cancel);
   if (!snapshot.ok()) return snapshot.status();
   absl::MutexLock lock(&mu_);
   if (by_id_.size() >= options_.max_snapshots && !by_id_.count(id)) {
@@ -187,10 +221,14 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::GetByName(
   return by_id_.at(it->second.id);
 }
 
-std::vector<std::shared_ptr<const Snapshot>> SnapshotStore::List() const {
+std::vector<std::shared_ptr<const Snapshot>> SnapshotStore::ListAfter(
+    absl::string_view after_id, size_t max) const {
   absl::MutexLock lock(&mu_);
   std::vector<std::shared_ptr<const Snapshot>> out;
-  for (const auto& [id, s] : by_id_) out.push_back(s);
+  auto it = after_id.empty() ? by_id_.begin() : by_id_.upper_bound(after_id);
+  for (; it != by_id_.end() && out.size() < max; ++it) {
+    out.push_back(it->second);
+  }
   return out;
 }
 

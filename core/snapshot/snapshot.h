@@ -21,6 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "core/manifest/manifest.h"
 #include "core/schema/schema.h"
+#include "core/util/cancel.h"
 
 namespace toolgate {
 
@@ -34,8 +35,9 @@ class Snapshot {
  public:
   // Compiles every tool's schemas; the first schema that does not compile
   // refuses the whole manifest (INVALID_ARGUMENT naming tool and pointer).
+  // Checks `cancel` (if given) between tools: CANCELLED/DEADLINE_EXCEEDED.
   static absl::StatusOr<std::shared_ptr<const Snapshot>> Compile(
-      Manifest manifest, std::string name);
+      Manifest manifest, std::string name, const CancelToken* cancel = nullptr);
 
   const std::string& id() const { return id_; }
   const std::string& name() const { return name_; }
@@ -49,9 +51,14 @@ class Snapshot {
   const CompiledTool* FindTool(absl::string_view name) const;
 
   // Up to `max` tool names close to `name` (case-insensitive equality or a
-  // small edit distance), for hints only: never used to resolve a call.
-  std::vector<std::string> NearestToolNames(absl::string_view name,
-                                            size_t max = 3) const;
+  // small edit distance), nearest first, for hints only: never used to
+  // resolve a call. Bounded work: a name longer than kMaxToolNameBytes gets
+  // none, a candidate whose length alone puts it too far is skipped, and
+  // the distance is computed in a band that stops once it exceeds the
+  // cutoff. Stops early (with what it found) once `cancel` says so.
+  std::vector<std::string> NearestToolNames(
+      absl::string_view name, size_t max = 3,
+      const CancelToken* cancel = nullptr) const;
 
  private:
   Snapshot() = default;
@@ -62,6 +69,7 @@ class Snapshot {
   std::string canonical_json_;
   RunSettings settings_;
   std::vector<std::string> tool_names_;
+  std::vector<std::string> lower_tool_names_;  // For NearestToolNames.
   std::vector<std::string> warnings_;
   std::map<std::string, CompiledTool, std::less<>> tools_;
 };
@@ -94,7 +102,8 @@ class SnapshotStore {
   // an id ("sha256:...") are INVALID_ARGUMENT.
   absl::StatusOr<std::shared_ptr<const Snapshot>> Create(
       absl::string_view manifest_json, ManifestFormat format,
-      absl::string_view name, NameRule rule = NameRule::kClaim);
+      absl::string_view name, NameRule rule = NameRule::kClaim,
+      const CancelToken* cancel = nullptr);
 
   // NOT_FOUND when no snapshot has that id (or name).
   absl::StatusOr<std::shared_ptr<const Snapshot>> Get(
@@ -102,7 +111,11 @@ class SnapshotStore {
   absl::StatusOr<std::shared_ptr<const Snapshot>> GetByName(
       absl::string_view name) const;
 
-  std::vector<std::shared_ptr<const Snapshot>> List() const;
+  // Up to `max` snapshots in id order, from the first id after `after_id`
+  // ("" = from the start): ids only sort after one another, so a snapshot
+  // added meanwhile never shifts the ones already listed.
+  std::vector<std::shared_ptr<const Snapshot>> ListAfter(
+      absl::string_view after_id, size_t max) const;
 
  private:
   const SnapshotStoreOptions options_;

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -56,6 +58,30 @@ TEST(SnapshotTest, ManifestWarningsAreKept) {
   ASSERT_TRUE(snapshot.ok()) << snapshot.status();
   EXPECT_THAT((*snapshot)->warnings(),
               Contains(::testing::HasSubstr("tool \"ping\" has no parameters")));
+}
+
+TEST(SnapshotTest, NearestToolNamesAreBoundedHints) {
+  const std::string long_name(kMaxToolNameBytes, 'a');
+  auto snapshot = SnapshotStore().Create(
+      absl::StrCat(R"([{"name":"search","input_schema":{}},
+                      {"name":"Search2","input_schema":{}},
+                      {"name":"update","input_schema":{}},
+                      {"name":")",
+                   long_name, R"(","input_schema":{}}])"),
+      ManifestFormat::kAnthropic, "");
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  const Snapshot& s = **snapshot;
+  EXPECT_THAT(s.NearestToolNames("SEARCH"), ElementsAre("search", "Search2"));
+  EXPECT_THAT(s.NearestToolNames("serch", 1), ElementsAre("search"));
+  EXPECT_THAT(s.NearestToolNames("delete_everything"), IsEmpty());
+  // One edit from a tool name, but longer than any tool name can be: a
+  // name past the manifest limit is never compared.
+  EXPECT_THAT(s.NearestToolNames(long_name + "a"), IsEmpty());
+  EXPECT_THAT(s.NearestToolNames(long_name.substr(1) + "b"),
+              ElementsAre(long_name));
+  // Past the cutoff of 8 edits, even for long names.
+  EXPECT_THAT(s.NearestToolNames(std::string(100, 'a') + std::string(28, 'b')),
+              IsEmpty());
 }
 
 }  // namespace

@@ -25,4 +25,4 @@ absl::StatusOr<std::string> ReadSecretFile(const std::string &path,
   return secret;
 }
 
-} // namespace toolgate
+}  // namespace toolgate

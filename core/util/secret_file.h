@@ -15,6 +15,6 @@ namespace toolgate {
 absl::StatusOr<std::string> ReadSecretFile(const std::string &path,
                                            absl::string_view flag);
 
-} // namespace toolgate
+}  // namespace toolgate
 
-#endif // TOOLGATE_CORE_UTIL_SECRET_FILE_H_
+#endif  // TOOLGATE_CORE_UTIL_SECRET_FILE_H_

@@ -14,12 +14,12 @@
 
 #include "client/health_check.h"
 #include "client/toolgate_client.h"
+#include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/testing/server_process.h"
 #include "toolgate/v1/toolgate.grpc.pb.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 
 namespace toolgate {
 namespace {
@@ -39,7 +39,7 @@ std::string Tools(const std::string &name, const std::string &type) {
 }
 
 class Client {
-public:
+ public:
   explicit Client(const ServerProcess &server)
       : channel_(grpc::CreateChannel(server.address(),
                                      grpc::InsecureChannelCredentials())),
@@ -49,15 +49,13 @@ public:
                       const std::string &bearer = "",
                       std::string *id = nullptr) {
     grpc::ClientContext ctx;
-    if (!bearer.empty())
-      ctx.AddMetadata("authorization", "Bearer " + bearer);
+    if (!bearer.empty()) ctx.AddMetadata("authorization", "Bearer " + bearer);
     v1::CreateSnapshotRequest req;
     req.set_manifest_json(manifest);
     req.set_name(name);
     v1::CreateSnapshotResponse resp;
     grpc::Status s = stub_->CreateSnapshot(&ctx, req, &resp);
-    if (id != nullptr)
-      *id = resp.snapshot_id();
+    if (id != nullptr) *id = resp.snapshot_id();
     return s;
   }
 
@@ -66,8 +64,7 @@ public:
     v1::GetSnapshotRequest req;
     req.set_name(name);
     v1::GetSnapshotResponse resp;
-    if (!stub_->GetSnapshot(&ctx, req, &resp).ok())
-      return "";
+    if (!stub_->GetSnapshot(&ctx, req, &resp).ok()) return "";
     return resp.snapshot_id();
   }
 
@@ -105,7 +102,7 @@ public:
     return s.ok() && *s == client::kHealthServing;
   }
 
-private:
+ private:
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::ToolGate::Stub> stub_;
 };
@@ -160,7 +157,7 @@ TEST(AdminRole, NoCredentialMeansNoAdminOnANonLoopbackListener) {
   grpc::Status s = c.Create(Tools("a", "string"), "");
   EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_THAT(s.error_message(), HasSubstr("--admin_token_file"));
-  EXPECT_TRUE(c.Serving()); // Anyone still reads health.
+  EXPECT_TRUE(c.Serving());  // Anyone still reads health.
 }
 
 TEST(AdminRole, SnapshotCreateAnyLetsAgentsRegisterButNotRebind) {
@@ -172,7 +169,7 @@ TEST(AdminRole, SnapshotCreateAnyLetsAgentsRegisterButNotRebind) {
   grpc::Status s = c.Create(Tools("a", "integer"), "mine");
   EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_EQ(c.IdOf("mine"), first);
-  s = c.Create(Tools("a", "integer"), "tickets"); // Loaded at start.
+  s = c.Create(Tools("a", "integer"), "tickets");  // Loaded at start.
   EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
 }
 
@@ -190,10 +187,10 @@ TEST(SnapshotNames, LoadedNameCannotBeHijackedEvenByAdmin) {
 }
 
 // Polls until `done` or about five seconds passed.
-template <typename Fn> bool Eventually(Fn done) {
+template <typename Fn>
+bool Eventually(Fn done) {
   for (int i = 0; i < 100; ++i) {
-    if (done())
-      return true;
+    if (done()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return false;
@@ -243,8 +240,7 @@ TEST(Signals, ClosedAuditPipeIsNotACrash) {
   Client c(server);
   std::string id = c.IdOf("tickets");
   const v1::OpenRunResponse run = c.Open(id);
-  for (int i = 0; i < 20; ++i)
-    c.Validate(run, "no_such_tool", "1");
+  for (int i = 0; i < 20; ++i) c.Validate(run, "no_such_tool", "1");
   EXPECT_TRUE(server.Alive());
   EXPECT_TRUE(c.Serving());
   EXPECT_EQ(server.Stop(), 0);
@@ -254,11 +250,11 @@ TEST(Signals, TermExitsWithinTheGracePeriodWithAnIdleClient) {
   ServerProcess server({"--shutdown_grace_seconds=1"});
   ASSERT_TRUE(server.started());
   Client c(server);
-  ASSERT_TRUE(c.Serving()); // An open, idle connection holds the drain.
+  ASSERT_TRUE(c.Serving());  // An open, idle connection holds the drain.
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(server.Stop(), 0);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
-} // namespace
-} // namespace toolgate
+}  // namespace
+}  // namespace toolgate
