@@ -261,7 +261,7 @@ TEST(EngineCancellation, OutputsOfAGoneCallerDoNotCountTowardTheKillSwitch) {
 TEST(EngineCancellation, SnapshotCompileStopsForAGoneCaller) {
   Engine engine;
   auto s = engine.CreateSnapshot(ManyTools(50), ManifestFormat::kAuto, "",
-                                 PastDeadline());
+                                 NameRule::kClaim, PastDeadline());
   EXPECT_EQ(s.status().code(), absl::StatusCode::kDeadlineExceeded);
   int pages = 0;
   EXPECT_THAT(AllPages(engine, 0, &pages), SizeIs(0));
