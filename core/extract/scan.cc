@@ -2,13 +2,17 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "core/extract/fences.h"
 #include "core/repair/lexer.h"
+#include "core/text/commonmark.h"
+#include "core/text/fences.h"
+#include "core/text/lines.h"
 
 namespace toolgate {
 namespace extract {
@@ -22,6 +26,11 @@ constexpr absl::string_view kAction = "Action:";
 constexpr absl::string_view kActionInput = "Action Input:";
 constexpr size_t kNpos = absl::string_view::npos;
 
+using text::Fence;
+using text::IsFenceOpenerLine;
+using text::IsJsonInfo;
+using text::MatchFenceAt;
+
 bool IsIdentifierChar(char c) {
   return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' ||
          c == '$';
@@ -33,6 +42,13 @@ struct Span {
   bool at_eof = false;  // Still open at the end of the text.
 };
 
+// Byte ranges of reasoning: <think>...</think>, and everything up to an
+// unopened </think>.
+struct Reasoning {
+  std::vector<std::pair<size_t, size_t>> spans;
+  size_t prefix_end = 0;
+};
+
 class Scanner {
  public:
   Scanner(absl::string_view text, const ScanOptions& options)
@@ -40,21 +56,16 @@ class Scanner {
 
   ScanResult Run() && {
     size_t pos = 0;
-    bool line_start = true;
     while (pos < text_.size() && !done_) {
-      size_t next = line_start ? AtLineStart(pos) : pos;
+      size_t next = text::IsLineStart(text_, pos) ? AtLineStart(pos) : pos;
       if (next == pos) next = AtChar(pos);
-      if (next == pos) {
-        line_start = text_[pos] == '\n';
-        ++pos;
-      } else {
-        pos = next;
-        line_start = text_[pos - 1] == '\n';
-      }
+      pos = next == pos ? pos + 1 : next;
     }
     if (!done_) CheckPartialDelimiter();
     return std::move(result_);
   }
+
+  const Reasoning& reasoning() const { return reasoning_; }
 
  private:
   bool At(size_t pos, absl::string_view s) const {
@@ -70,10 +81,7 @@ class Scanner {
     while (pos < text_.size() && absl::ascii_isspace(text_[pos])) ++pos;
     return pos;
   }
-  size_t LineEnd(size_t pos) const {
-    const size_t nl = text_.find('\n', pos);
-    return nl == kNpos ? text_.size() : nl;
-  }
+  size_t LineEnd(size_t pos) const { return text::LineEnd(text_, pos); }
 
   size_t Truncate(Truncation kind, std::string message) {
     result_.truncation = kind;
@@ -106,6 +114,7 @@ class Scanner {
       if (At(pos, kThinkClose)) {
         // Everything before an unopened </think> was reasoning.
         result_.candidates.clear();
+        reasoning_.prefix_end = pos + kThinkClose.size();
         return pos + kThinkClose.size();
       }
       if (options_.tags && At(pos, kTagOpen)) return OnTag(pos);
@@ -131,6 +140,7 @@ class Scanner {
   absl::string_view text_;
   const ScanOptions& options_;
   ScanResult result_;
+  Reasoning reasoning_;
   bool done_ = false;
 };
 
@@ -142,8 +152,10 @@ size_t Scanner::OnFence(size_t pos) {
         absl::StrCat("code fence opened at byte ", pos, " is never closed"));
   }
   if (IsJsonInfo(fence->info)) {
-    Add(CallSource::kFencedBlock, fence->begin, fence->end,
-        fence->content_begin, fence->content_end);
+    Candidate& c = Add(CallSource::kFencedBlock, fence->begin, fence->end,
+                       fence->content_begin, fence->content_end);
+    c.fence_begin = fence->begin;
+    c.fence_end = fence->end;
   }
   return fence->end;
 }
@@ -154,6 +166,7 @@ size_t Scanner::OnThink(size_t pos) {
     return Truncate(Truncation::kUnclosedReasoning,
                     absl::StrCat("<think> at byte ", pos, " is never closed"));
   }
+  reasoning_.spans.emplace_back(pos, close + kThinkClose.size());
   return close + kThinkClose.size();
 }
 
@@ -232,7 +245,8 @@ Span Scanner::ScanSpan(size_t pos) const {
     }
     const bool tag = c == '<' && (At(i, kTagOpen) || At(i, kThinkOpen) ||
                                   At(i, kThinkClose));
-    if (tag || (c == '\n' && IsFenceOpenerLine(text_, i + 1))) {
+    if (tag || (text::IsLineEndChar(c) && text::IsLineStart(text_, i + 1) &&
+                IsFenceOpenerLine(text_, i + 1))) {
       span.end = tag ? i : i + 1;
       return span;
     }
@@ -271,7 +285,7 @@ size_t Scanner::OnReact(size_t pos) {
   // Blank lines may separate the two lines.
   const size_t first = SkipSpace(name_end + 1);
   const size_t line =
-      first >= text_.size() ? text_.size() : text_.rfind('\n', first - 1) + 1;
+      first >= text_.size() ? text_.size() : text::LineStart(text_, first);
   const size_t input = SkipBlank(line);
   if (At(input, kActionInput)) {
     return OnReactInput(pos, std::move(name), input + kActionInput.size());
@@ -293,7 +307,7 @@ size_t Scanner::OnReactInput(size_t begin, std::string name, size_t pos) {
   pos = SkipBlank(pos);
   if (pos < text_.size() && (text_[pos] == '\r' || text_[pos] == '\n')) {
     pos = SkipSpace(pos);
-    const size_t line = text_.rfind('\n', pos - 1) + 1;
+    const size_t line = text::LineStart(text_, pos);
     if (pos < text_.size() && IsFenceOpenerLine(text_, line)) {
       return OnReactFence(begin, std::move(name), line);
     }
@@ -329,6 +343,8 @@ size_t Scanner::OnReactFence(size_t begin, std::string name, size_t line) {
   Candidate& c = Add(CallSource::kReact, begin, fence->end,
                      fence->content_begin, fence->content_end);
   c.react_name = std::move(name);
+  c.fence_begin = fence->begin;
+  c.fence_end = fence->end;
   if (!IsJsonInfo(fence->info)) {
     c.defect_code = "invalid_json";
     c.defect_message = "the Action Input is a non-JSON code block";
@@ -337,7 +353,7 @@ size_t Scanner::OnReactFence(size_t begin, std::string name, size_t line) {
 }
 
 void Scanner::CheckPartialDelimiter() {
-  if (EndsWithPartialFenceOpener(text_)) {
+  if (text::EndsWithPartialFenceOpener(text_)) {
     Truncate(Truncation::kPartialFence, "text ends in a partial fence");
     return;
   }
@@ -353,6 +369,55 @@ void Scanner::CheckPartialDelimiter() {
     Truncate(Truncation::kPartialTag,
              absl::StrCat("text ends in a partial tag \"", rest, "\""));
   }
+}
+
+// The text a CommonMark reader sees once reasoning is taken out: reasoning
+// bytes become spaces (line endings stay), so offsets do not move.
+std::string WithoutReasoning(absl::string_view text,
+                             const Reasoning& reasoning) {
+  std::string out(text);
+  auto blank = [&out](size_t begin, size_t end) {
+    for (size_t i = begin; i < end && i < out.size(); ++i) {
+      if (!text::IsLineEndChar(out[i])) out[i] = ' ';
+    }
+  };
+  blank(0, reasoning.prefix_end);
+  for (const auto& [begin, end] : reasoning.spans) {
+    blank(std::max(begin, reasoning.prefix_end), end);
+  }
+  return out;
+}
+
+// A fenced candidate is kept only when CommonMark reads the same code block
+// there (commonmark.h): not one inside an HTML comment or block, inside
+// another block that toolgate's scan did not see, or ending elsewhere.
+// Dropping it leaves its fence lines after any earlier candidate, so the
+// result is a stop, never a fallback to that earlier candidate.
+void DropFencesCommonMarkDoesNotRead(absl::string_view text,
+                                     const Reasoning& reasoning,
+                                     ScanResult* result) {
+  std::vector<Candidate>& candidates = result->candidates;
+  if (std::none_of(candidates.begin(), candidates.end(),
+                   [](const Candidate& c) { return c.fence_begin != kNpos; })) {
+    return;
+  }
+  const bool has_reasoning =
+      reasoning.prefix_end > 0 || !reasoning.spans.empty();
+  const std::string blanked =
+      has_reasoning ? WithoutReasoning(text, reasoning) : std::string();
+  const text::BlockStructure blocks =
+      text::ParseBlocks(has_reasoning ? absl::string_view(blanked) : text);
+  size_t kept = 0;
+  for (Candidate& c : candidates) {
+    if (c.fence_begin != kNpos &&
+        !text::IsCommonMarkFence(blocks, c.fence_begin, c.fence_end)) {
+      ++result->unread_blocks;
+      continue;
+    }
+    if (&candidates[kept] != &c) candidates[kept] = std::move(c);
+    ++kept;
+  }
+  candidates.resize(kept);
 }
 
 }  // namespace
@@ -371,24 +436,14 @@ absl::string_view CallSourceName(CallSource source) {
   return "unknown";
 }
 
-// Linear: one look at the start of each line.
-size_t LastFenceLikeLine(absl::string_view text) {
-  size_t last = kNpos;
-  for (size_t line = 0; line < text.size();) {
-    size_t i = line;
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-    const absl::string_view rest = text.substr(i, 3);
-    if (rest == "```" || rest == "~~~") last = line;
-    const size_t nl = text.find('\n', i);
-    if (nl == kNpos) break;
-    line = nl + 1;
-  }
-  return last;
-}
-
 ScanResult ScanCandidates(absl::string_view text, const ScanOptions& options) {
-  ScanResult result = Scanner(text, options).Run();
-  result.last_fence_line = LastFenceLikeLine(text);
+  Scanner scanner(text, options);
+  const Reasoning& reasoning = scanner.reasoning();
+  ScanResult result = std::move(scanner).Run();
+  result.last_fence_line = text::LastFenceLikeLine(text);
+  if (result.truncation == Truncation::kNone) {
+    DropFencesCommonMarkDoesNotRead(text, reasoning, &result);
+  }
   return result;
 }
 
