@@ -397,10 +397,14 @@ void DropFencesCommonMarkDoesNotRead(absl::string_view text,
                                      const Reasoning& reasoning,
                                      ScanResult* result) {
   std::vector<Candidate>& candidates = result->candidates;
-  if (std::none_of(candidates.begin(), candidates.end(),
-                   [](const Candidate& c) { return c.fence_begin != kNpos; })) {
-    return;
+  size_t last_fence_end = 0;
+  for (const Candidate& c : candidates) {
+    if (c.fence_begin != kNpos) last_fence_end = c.fence_end;
   }
+  if (last_fence_end == 0) return;
+  // Block structure is read line by line, never looking ahead: the text
+  // after the last fenced candidate cannot change how it was read.
+  text = text.substr(0, last_fence_end);
   const bool has_reasoning =
       reasoning.prefix_end > 0 || !reasoning.spans.empty();
   const std::string blanked =
