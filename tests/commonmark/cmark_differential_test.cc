@@ -14,6 +14,7 @@
 // toolgate may stop where cmark would have read a block (it refuses every
 // fence-like line after the block, indented or inside HTML ones included);
 // those cases are counted and printed, not failed.
+#include <functional>
 #include <iostream>
 #include <map>
 #include <string>
@@ -83,6 +84,9 @@ class Differential : public testing::Test {
       ADD_FAILURE() << what << "\n  envelope: \"" << Show(text) << "\"";
     }
   }
+  using Visit = std::function<void(const std::string&)>;
+  using Generator = std::function<void(const Visit&)>;
+  void CheckVerdicts(const Generator& generate);
   void TearDown() override {
     EXPECT_EQ(failures_, 0)
         << "disagreements with cmark (first " << kMaxReported << " shown)";
@@ -90,9 +94,32 @@ class Differential : public testing::Test {
   int failures_ = 0;
 };
 
+const std::string kPass = R"({"verdict":"pass","reason":"ok"})";
+const std::string kFail = R"({"verdict":"fail","reason":"no"})";
+
 TEST_F(Differential, VerdictIsCmarksLastFencedBlockOrAStop) {
-  const std::string pass = R"({"verdict":"pass","reason":"ok"})";
-  const std::string fail = R"({"verdict":"fail","reason":"no"})";
+  const std::vector<testutil::Piece> pieces =
+      testutil::MarkdownPieces(kPass, kFail);
+  CheckVerdicts([&](const Visit& visit) {
+    testutil::ForEachEnvelope(pieces, kMaxPieces, kRandom, visit);
+  });
+}
+
+// A block framed by single lines in random order: openers, closers,
+// containers and HTML before and after it meet in every combination.
+TEST_F(Differential, VerdictOnBlocksFramedByRandomLines) {
+  const std::vector<testutil::Piece> blocks = {
+      {"```json", kPass, "```"},
+      {"~~~", kFail, "~~~~"},
+      {"  ```JSON", "  " + kPass, "  ```"}};
+  const std::vector<testutil::Piece> lines =
+      testutil::MarkdownLines(kPass, kFail);
+  CheckVerdicts([&](const Visit& visit) {
+    testutil::ForEachFramedBlock(lines, blocks, 2 * kRandom, visit);
+  });
+}
+
+void Differential::CheckVerdicts(const Generator& generate) {
   absl::StatusOr<std::shared_ptr<const schema::Schema>> schema =
       verdict::DefaultResultSchema();
   ASSERT_TRUE(schema.ok());
@@ -100,40 +127,36 @@ TEST_F(Differential, VerdictIsCmarksLastFencedBlockOrAStop) {
   fences_only.tags = fences_only.react = fences_only.bare_objects = false;
   size_t envelopes = 0, agreed = 0;
   std::map<std::string, size_t> stricter;  // Stop reason -> count.
-  testutil::ForEachEnvelope(
-      testutil::MarkdownPieces(pass, fail), kMaxPieces, kRandom,
-      [&](const std::string& text) {
-        ++envelopes;
-        const verdict::VerdictResult r = verdict::ExtractVerdict(
-            text, **schema, repair::RepairPolicy::kStrict);
-        const OracleBlock cm = LastFencedCodeBlock(text);
-        if (r.outcome == verdict::Outcome::kContractStop) {
-          if (cm.found && testutil::IsJsonInfoWord(cm.info) &&
-              !OracleJson(cm).empty()) {
-            ++stricter[r.stop_reason];
-          }
-          return;
-        }
-        if (!cm.found) return Report("verdict, but cmark sees no block", text);
-        if (!testutil::IsJsonInfoWord(cm.info)) {
-          return Report("verdict, but cmark's last block is " + cm.info, text);
-        }
-        const extract::ScanResult scan =
-            extract::ScanCandidates(text, fences_only);
-        const int line = LineNumberOf(text, scan.candidates.back().fence_begin);
-        if (line != cm.start_line) {
-          return Report(
-              absl::StrCat("toolgate read the block on line ", line,
-                           ", cmark's last is on line ", cm.start_line),
-              text);
-        }
-        if (OracleJson(cm) != r.result_json) {
-          return Report("cmark's block holds " + OracleJson(cm) +
-                            ", toolgate read " + r.result_json,
-                        text);
-        }
-        ++agreed;
-      });
+  generate([&](const std::string& text) {
+    ++envelopes;
+    const verdict::VerdictResult r =
+        verdict::ExtractVerdict(text, **schema, repair::RepairPolicy::kStrict);
+    const OracleBlock cm = LastFencedCodeBlock(text);
+    if (r.outcome == verdict::Outcome::kContractStop) {
+      if (cm.found && testutil::IsJsonInfoWord(cm.info) &&
+          !OracleJson(cm).empty()) {
+        ++stricter[r.stop_reason];
+      }
+      return;
+    }
+    if (!cm.found) return Report("verdict, but cmark sees no block", text);
+    if (!testutil::IsJsonInfoWord(cm.info)) {
+      return Report("verdict, but cmark's last block is " + cm.info, text);
+    }
+    const extract::ScanResult scan = extract::ScanCandidates(text, fences_only);
+    const int line = LineNumberOf(text, scan.candidates.back().fence_begin);
+    if (line != cm.start_line) {
+      return Report(absl::StrCat("toolgate read the block on line ", line,
+                                 ", cmark's last is on line ", cm.start_line),
+                    text);
+    }
+    if (OracleJson(cm) != r.result_json) {
+      return Report("cmark's block holds " + OracleJson(cm) +
+                        ", toolgate read " + r.result_json,
+                    text);
+    }
+    ++agreed;
+  });
   std::cout << envelopes << " envelopes; " << agreed
             << " verdicts agree with cmark";
   for (const auto& [reason, n] : stricter) {

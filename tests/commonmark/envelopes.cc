@@ -89,6 +89,62 @@ std::vector<Piece> MarkdownPieces(const std::string& a, const std::string& b) {
   };
 }
 
+std::vector<Piece> MarkdownLines(const std::string& a, const std::string& b) {
+  std::vector<Piece> out;
+  for (const std::string& line : std::vector<std::string>{"```json",
+                                                          "```",
+                                                          "~~~",
+                                                          "````",
+                                                          "```python",
+                                                          "~~~ json x",
+                                                          "   ```",
+                                                          "    ```json",
+                                                          "\t```",
+                                                          " \t```",
+                                                          "> ```json",
+                                                          "> ```",
+                                                          ">",
+                                                          "> " + b,
+                                                          ">> ~~~",
+                                                          "- ```json",
+                                                          "-\t```",
+                                                          "1. ```json",
+                                                          "2) x",
+                                                          "  ```",
+                                                          "  " + b,
+                                                          "   " + a,
+                                                          "- x",
+                                                          "* * *",
+                                                          "  - ```",
+                                                          a,
+                                                          b,
+                                                          "",
+                                                          "text",
+                                                          "===",
+                                                          "---",
+                                                          "[r]: /u",
+                                                          "<!--",
+                                                          "-->",
+                                                          "<!-- x -->",
+                                                          "<div>",
+                                                          "</div>",
+                                                          "<span>",
+                                                          "<a href=\"x\">",
+                                                          "<x-y z=1/>",
+                                                          "<pre>",
+                                                          "</pre>",
+                                                          "<?p",
+                                                          "?>",
+                                                          "<![CDATA[",
+                                                          "]]>",
+                                                          "<!X",
+                                                          "    " + a,
+                                                          "  > ```"}) {
+    out.push_back({line});
+  }
+  return out;
+}
+
 void ForEachEnvelope(const std::vector<Piece>& pieces, size_t max_pieces,
                      size_t random_count,
                      const std::function<void(const std::string&)>& visit) {
@@ -106,6 +162,27 @@ void ForEachEnvelope(const std::vector<Piece>& pieces, size_t max_pieces,
         rng() % 4 != 0);
     if (rng() % 10 == 0) text = "\xEF\xBB\xBF" + text;
     visit(text);
+  }
+}
+
+void ForEachFramedBlock(const std::vector<Piece>& lines,
+                        const std::vector<Piece>& blocks, size_t count,
+                        const std::function<void(const std::string&)>& visit) {
+  std::mt19937 rng(20240602);
+  const char* const kEndings[] = {"\n", "\r\n", "\r"};
+  std::vector<const Piece*> seq;
+  for (size_t n = 0; n < count; ++n) {
+    seq.clear();
+    for (size_t i = rng() % 5; i > 0; --i) {
+      seq.push_back(&lines[rng() % lines.size()]);
+    }
+    seq.push_back(&blocks[rng() % blocks.size()]);
+    for (size_t i = rng() % 4; i > 0; --i) {
+      seq.push_back(&lines[rng() % lines.size()]);
+    }
+    visit(Join(
+        seq, [&rng, &kEndings] { return std::string(kEndings[rng() % 3]); },
+        rng() % 4 != 0));
   }
 }
 
