@@ -169,6 +169,10 @@ INSTANTIATE_TEST_SUITE_P(
                   "Steps:\n- fetch the weather\n\n  ```json\n  " + kWeather +
                       "\n  ```\n",
                   {{"get_weather", kWeatherArgs, "fenced_block"}}, 1},
+        FoundCase{"think_lines_then_a_fenced_call",
+                  "<think>\nThe user wants weather.\n</think>\n```json\n" +
+                      kWeather + "\n```",
+                  {{"get_weather", kWeatherArgs, "fenced_block"}}, 1},
         FoundCase{"prose_and_quote_after_the_call",
                   "```json\n" + kWeather + "\n```\n> Waiting for it.\n- ok\n",
                   {{"get_weather", kWeatherArgs, "fenced_block"}}, 1}),

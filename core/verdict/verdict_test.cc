@@ -225,6 +225,15 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"fence_inside_a_later_html_comment_stops",
              Block(kPass) + "<!--\n```python\nprint(1)\n```\n-->\n",
              "CONTRACT_STOP", "result_block_not_last", "", 1},
+        // Reasoning is taken out before the CommonMark reading: a <think>
+        // line is no HTML block swallowing the answer, and a fence left
+        // open inside reasoning does not run over it.
+        Case{"think_lines_then_the_block",
+             "<think>\nchecking\n</think>\n" + Block(kPass), "PASS", "",
+             kPassJson, 1},
+        Case{"open_fence_inside_reasoning",
+             "<think>\n```\n</think>\n" + Block(kFail), "FAIL", "", kFailJson,
+             1},
         // Benign neighbours.
         Case{"lone_cr_envelope", "Summary\r```json\r" + kPass + "\r```\r",
              "PASS", "", kPassJson, 1},
