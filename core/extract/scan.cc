@@ -56,10 +56,16 @@ class Scanner {
 
   ScanResult Run() && {
     size_t pos = 0;
+    bool line_start = true;
     while (pos < text_.size() && !done_) {
-      size_t next = text::IsLineStart(text_, pos) ? AtLineStart(pos) : pos;
+      size_t next = line_start ? AtLineStart(pos) : pos;
       if (next == pos) next = AtChar(pos);
       pos = next == pos ? pos + 1 : next;
+      // After "\n", or after a "\r" not followed by "\n" (lines.h).
+      const char before = text_[pos - 1];
+      line_start =
+          before == '\n' ||
+          (before == '\r' && (pos == text_.size() || text_[pos] != '\n'));
     }
     if (!done_) CheckPartialDelimiter();
     return std::move(result_);

@@ -17,8 +17,9 @@ BlockStructure Parser::Run() && {
   if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos = 3;
   while (pos < text_.size() && !stopped_) {
     line_begin_ = pos;
-    line_ = text_.substr(pos, LineEnd(text_, pos) - pos);
-    next_line_ = NextLine(text_, pos);
+    const size_t end = LineEnd(text_, pos);
+    line_ = text_.substr(pos, end - pos);
+    next_line_ = SkipLineEnding(text_, end);
     ProcessLine();
     pos = next_line_;
   }
@@ -28,6 +29,16 @@ BlockStructure Parser::Run() && {
 }
 
 void Parser::FindFirstNonspace() {
+  // As cmark: the spaces after the cursor are scanned once, until the
+  // cursor moves past them.
+  if (first_nonspace_ > offset_ ||
+      (first_nonspace_ == offset_ && first_nonspace_column_ == column_ &&
+       fresh_)) {
+    indent_ = first_nonspace_column_ - column_;
+    blank_ = first_nonspace_ >= line_.size();
+    return;
+  }
+  fresh_ = true;
   int to_tab = kTabStop - (column_ % kTabStop);
   first_nonspace_ = offset_;
   first_nonspace_column_ = column_;
@@ -78,6 +89,7 @@ void Parser::ProcessLine() {
   offset_ = 0;
   column_ = 0;
   partial_tab_ = false;
+  fresh_ = false;
   first_nonspace_ = 0;
   first_nonspace_column_ = 0;
   indent_ = 0;

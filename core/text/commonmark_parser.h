@@ -68,6 +68,7 @@ class Parser {
  public:
   explicit Parser(absl::string_view text) : text_(text) {
     result_.trusted_until = text.size();
+    chain_.reserve(kMaxNesting + 8);
     chain_.push_back(Block());
   }
 
@@ -119,6 +120,7 @@ class Parser {
   int first_nonspace_column_ = 0;
   int indent_ = 0;
   bool blank_ = false;
+  bool fresh_ = false;  // first_nonspace_ was computed on this line.
 };
 
 }  // namespace internal

@@ -14,9 +14,10 @@ struct Line {
 };
 
 Line LineAt(absl::string_view text, size_t begin) {
+  const size_t end = LineEnd(text, begin);
   Line line;
-  line.text = LineText(text, begin);
-  line.next = NextLine(text, begin);
+  line.text = text.substr(begin, end - begin);
+  line.next = SkipLineEnding(text, end);
   return line;
 }
 
@@ -169,8 +170,12 @@ bool IsFenceLikeLine(absl::string_view text, size_t line_begin) {
 
 size_t LastFenceLikeLine(absl::string_view text) {
   size_t last = absl::string_view::npos;
-  for (size_t line = 0; line < text.size(); line = NextLine(text, line)) {
-    if (IsFenceLikeLine(text, line)) last = line;
+  for (size_t line = 0; line < text.size();) {
+    const size_t end = LineEnd(text, line);
+    const absl::string_view rest = text.substr(line, end - line);
+    const absl::string_view marker = rest.substr(SkipContainerMarkers(rest), 3);
+    if (marker == "```" || marker == "~~~") last = line;
+    line = SkipLineEnding(text, end);
   }
   return last;
 }

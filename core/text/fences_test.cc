@@ -81,12 +81,11 @@ INSTANTIATE_TEST_SUITE_P(
         FenceCase{"empty_block", "```\n```", {{"", "", true}}},
         // A lone "\r" ends a line, as in CommonMark: it can neither hide a
         // closing fence nor a later block.
-        FenceCase{"lone_cr_line_endings", "```json\r{}\r```\r~~~python\rx\r~~~",
+        FenceCase{"lone_cr_line_endings",
+                  "```json\r{}\r```\r~~~python\rx\r~~~",
                   {{"json", "{}\r", true}, {"python", "x\r", true}}},
-        FenceCase{"lone_cr_closes", "```\r1\r```\rafter",
-                  {{"", "1\r", true}}},
-        FenceCase{"mixed_endings", "```\r\n1\r2\n```",
-                  {{"", "1\r2\n", true}}}),
+        FenceCase{"lone_cr_closes", "```\r1\r```\rafter", {{"", "1\r", true}}},
+        FenceCase{"mixed_endings", "```\r\n1\r2\n```", {{"", "1\r2\n", true}}}),
     [](const testing::TestParamInfo<FenceCase>& info) {
       return info.param.name;
     });

@@ -1,18 +1,21 @@
 #include "core/text/lines.h"
 
+#include <cstring>
+
 namespace toolgate {
 namespace text {
 
+// memchr for the "\n", then for a "\r" only before it: linear in the line,
+// whatever the text holds after it.
 size_t LineEnd(absl::string_view text, size_t pos) {
-  const size_t end = text.find_first_of("\r\n", pos);
-  return end == absl::string_view::npos ? text.size() : end;
-}
-
-size_t NextLine(absl::string_view text, size_t pos) {
-  size_t end = LineEnd(text, pos);
-  if (end < text.size() && text[end] == '\r') ++end;
-  if (end < text.size() && text[end] == '\n') ++end;
-  return end;
+  if (pos >= text.size()) return text.size();
+  const char* begin = text.data() + pos;
+  const size_t rest = text.size() - pos;
+  const void* lf = std::memchr(begin, '\n', rest);
+  const size_t limit =
+      lf == nullptr ? rest : static_cast<const char*>(lf) - begin;
+  const void* cr = std::memchr(begin, '\r', limit);
+  return pos + (cr == nullptr ? limit : static_cast<const char*>(cr) - begin);
 }
 
 size_t LineStart(absl::string_view text, size_t pos) {
@@ -22,21 +25,8 @@ size_t LineStart(absl::string_view text, size_t pos) {
       text[pos - 1] == '\r') {
     --pos;
   }
-  if (pos == 0) return 0;
-  const size_t prev = text.find_last_of("\r\n", pos - 1);
-  return prev == absl::string_view::npos ? 0 : prev + 1;
-}
-
-bool IsLineStart(absl::string_view text, size_t pos) {
-  if (pos == 0) return true;
-  if (pos > text.size()) return false;
-  const char before = text[pos - 1];
-  if (before == '\n') return true;
-  return before == '\r' && (pos == text.size() || text[pos] != '\n');
-}
-
-absl::string_view LineText(absl::string_view text, size_t begin) {
-  return text.substr(begin, LineEnd(text, begin) - begin);
+  while (pos > 0 && !IsLineEndChar(text[pos - 1])) --pos;
+  return pos;
 }
 
 }  // namespace text
