@@ -9,8 +9,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/extract/scan_commonmark.h"
 #include "core/repair/lexer.h"
-#include "core/text/commonmark.h"
 #include "core/text/fences.h"
 #include "core/text/lines.h"
 
@@ -40,13 +40,6 @@ struct Span {
   size_t end = 0;
   bool closed = false;  // Brackets balanced at `end`.
   bool at_eof = false;  // Still open at the end of the text.
-};
-
-// Byte ranges of reasoning: <think>...</think>, and everything up to an
-// unopened </think>.
-struct Reasoning {
-  std::vector<std::pair<size_t, size_t>> spans;
-  size_t prefix_end = 0;
 };
 
 class Scanner {
@@ -375,59 +368,6 @@ void Scanner::CheckPartialDelimiter() {
     Truncate(Truncation::kPartialTag,
              absl::StrCat("text ends in a partial tag \"", rest, "\""));
   }
-}
-
-// The text a CommonMark reader sees once reasoning is taken out: reasoning
-// bytes become spaces (line endings stay), so offsets do not move.
-std::string WithoutReasoning(absl::string_view text,
-                             const Reasoning& reasoning) {
-  std::string out(text);
-  auto blank = [&out](size_t begin, size_t end) {
-    for (size_t i = begin; i < end && i < out.size(); ++i) {
-      if (!text::IsLineEndChar(out[i])) out[i] = ' ';
-    }
-  };
-  blank(0, reasoning.prefix_end);
-  for (const auto& [begin, end] : reasoning.spans) {
-    blank(std::max(begin, reasoning.prefix_end), end);
-  }
-  return out;
-}
-
-// A fenced candidate is kept only when CommonMark reads the same code block
-// there (commonmark.h): not one inside an HTML comment or block, inside
-// another block that toolgate's scan did not see, or ending elsewhere.
-// Dropping it leaves its fence lines after any earlier candidate, so the
-// result is a stop, never a fallback to that earlier candidate.
-void DropFencesCommonMarkDoesNotRead(absl::string_view text,
-                                     const Reasoning& reasoning,
-                                     ScanResult* result) {
-  std::vector<Candidate>& candidates = result->candidates;
-  size_t last_fence_end = 0;
-  for (const Candidate& c : candidates) {
-    if (c.fence_begin != kNpos) last_fence_end = c.fence_end;
-  }
-  if (last_fence_end == 0) return;
-  // Block structure is read line by line, never looking ahead: the text
-  // after the last fenced candidate cannot change how it was read.
-  text = text.substr(0, last_fence_end);
-  const bool has_reasoning =
-      reasoning.prefix_end > 0 || !reasoning.spans.empty();
-  const std::string blanked =
-      has_reasoning ? WithoutReasoning(text, reasoning) : std::string();
-  const text::BlockStructure blocks =
-      text::ParseBlocks(has_reasoning ? absl::string_view(blanked) : text);
-  size_t kept = 0;
-  for (Candidate& c : candidates) {
-    if (c.fence_begin != kNpos &&
-        !text::IsCommonMarkFence(blocks, c.fence_begin, c.fence_end)) {
-      ++result->unread_blocks;
-      continue;
-    }
-    if (&candidates[kept] != &c) candidates[kept] = std::move(c);
-    ++kept;
-  }
-  candidates.resize(kept);
 }
 
 }  // namespace

@@ -34,8 +34,10 @@ void Parser::OpenNewBlocks(size_t* container, bool all_matched) {
                SetextLevel(line_, at)) {
       // cmark keeps a paragraph of link reference definitions only as a
       // paragraph here; which it is needs the inline parser.
-      if (OnlyReferences(chain_[*container], line_begin_)) Distrust();
+      if (MayBeOnlyReferences(chain_[*container], line_begin_)) Distrust();
       chain_[*container].kind = Kind::kHeading;
+      Block& parent = chain_[*container - 1];
+      if (parent.kind == Kind::kItem) parent.kept_child = true;
       AdvanceTo(line_.size());
     } else if (!indented && !(kind == Kind::kParagraph && !all_matched) &&
                IsThematicBreak(line_, at)) {
@@ -175,7 +177,8 @@ void Parser::Finish() {
     result_.fences[block.fence_index].end = line_begin_;
   } else if (block.kind == Kind::kParagraph && chain_.size() >= 2) {
     Block& parent = chain_[chain_.size() - 2];
-    if (parent.kind == Kind::kItem && !OnlyReferences(block, line_begin_)) {
+    if (parent.kind == Kind::kItem &&
+        !MayBeOnlyReferences(block, line_begin_)) {
       parent.kept_child = true;
     }
   }
@@ -186,7 +189,7 @@ void Parser::Finish() {
 // it starts with "[" and holds "]:" somewhere. Exact parsing of
 // definitions is not needed: the answer only ever makes the caller
 // distrust what follows.
-bool Parser::OnlyReferences(const Block& paragraph, size_t end) const {
+bool Parser::MayBeOnlyReferences(const Block& paragraph, size_t end) const {
   if (!paragraph.may_be_references || end <= paragraph.paragraph_begin) {
     return false;
   }

@@ -99,7 +99,7 @@ class Parser {
     while (chain_.size() > index + 1) Finish();
   }
   void Finish();
-  bool OnlyReferences(const Block& paragraph, size_t end) const;
+  bool MayBeOnlyReferences(const Block& paragraph, size_t end) const;
   void Distrust() {
     result_.trusted_until = std::min(result_.trusted_until, line_begin_);
   }
