@@ -175,8 +175,9 @@ ExtractionResult ExtractToolCalls(absl::string_view text,
     return Fail(std::move(result),
                 Error(kTrailingCodeBlock, "",
                       "a code block follows the last tool call (a non-JSON, "
-                      "indented or reasoning fence): the final call is "
-                      "ambiguous; end the output with the call"));
+                      "indented, quoted, listed, commented or reasoning "
+                      "fence): the final call is ambiguous; end the output "
+                      "with the call"));
   }
   const size_t first = AuthoritativeBegin(text, scan.candidates);
   for (size_t i = first; i < scan.candidates.size(); ++i) {

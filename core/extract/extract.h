@@ -19,8 +19,11 @@
 //     OpenAI writes it), which must parse strictly to an object. ReAct calls
 //     take the name from the Action line and the arguments from the input;
 //   * a fence-like line after the last candidate (a ```jsonc, ```python,
-//     indented or reasoning block) is `trailing_code_block`: the text ends
-//     in something not read, so the last candidate may not be the answer;
+//     indented or reasoning block, one in a block quote, list item or HTML
+//     comment, one after a lone "\r" line ending) is `trailing_code_block`:
+//     the text ends in something not read, so the last candidate may not
+//     be the answer. A fenced call CommonMark does not read as that code
+//     block (inside an HTML comment, say) is no candidate (see scan.h);
 //   * nothing found is `no_tool_call`, never an empty success.
 //
 // Ambiguity that text alone cannot settle: output cut off exactly after a

@@ -156,7 +156,26 @@ INSTANTIATE_TEST_SUITE_P(
                   {{"get_weather", kWeatherArgs, "bare_object"}}, 1},
         FoundCase{"arguments_as_string",
                   R"({"name": "w", "arguments": "{\"x\": [1, 2]}"})",
-                  {{"w", R"({"x":[1,2]})", "bare_object"}}, 1}),
+                  {{"w", R"({"x":[1,2]})", "bare_object"}}, 1},
+        // Line endings and markdown containers, read as CommonMark does.
+        FoundCase{"lone_cr_line_endings",
+                  "Calling:\r```json\r" + kWeather + "\r```\r",
+                  {{"get_weather", kWeatherArgs, "fenced_block"}}, 1},
+        FoundCase{"example_in_an_html_comment_before_the_call",
+                  "<!-- example:\n```json\n" + kRm + "\n```\n-->\n```json\n" +
+                      kWeather + "\n```\n",
+                  {{"get_weather", kWeatherArgs, "fenced_block"}}, 1},
+        FoundCase{"call_in_a_list_item",
+                  "Steps:\n- fetch the weather\n\n  ```json\n  " + kWeather +
+                      "\n  ```\n",
+                  {{"get_weather", kWeatherArgs, "fenced_block"}}, 1},
+        FoundCase{"think_lines_then_a_fenced_call",
+                  "<think>\nThe user wants weather.\n</think>\n```json\n" +
+                      kWeather + "\n```",
+                  {{"get_weather", kWeatherArgs, "fenced_block"}}, 1},
+        FoundCase{"prose_and_quote_after_the_call",
+                  "```json\n" + kWeather + "\n```\n> Waiting for it.\n- ok\n",
+                  {{"get_weather", kWeatherArgs, "fenced_block"}}, 1}),
     [](const testing::TestParamInfo<FoundCase>& info) {
       return info.param.name;
     });
@@ -342,7 +361,28 @@ INSTANTIATE_TEST_SUITE_P(
                  "```jsonc\n{\"name\":\"v\",\"arguments\":{}}\n```\n",
                  "trailing_code_block", "", -1},
         FailCase{"too_large", std::string(200001, ' '), "input_too_large", "",
-                 -1}),
+                 -1},
+        // A code block hidden from a line-feed-only reader, or sitting in a
+        // container or HTML comment, still follows the call.
+        FailCase{"python_block_behind_a_lone_cr",
+                 kWeather + "\rNow:\r```python\rimport os\r```\r",
+                 "trailing_code_block", "", -1},
+        FailCase{"fenced_call_then_python_block_behind_a_lone_cr",
+                 "```json\n" + kWeather + "\n```\rthen\r```python\rx\r```",
+                 "trailing_code_block", "", -1},
+        FailCase{"call_then_a_call_in_an_html_comment",
+                 "```json\n" + kWeather + "\n```\n<!--\n```json\n" + kRm +
+                     "\n```\n-->\n",
+                 "trailing_code_block", "", -1},
+        FailCase{"call_only_in_an_html_comment",
+                 "<!--\n```json\n" + kRm + "\n```\n-->\n", "no_tool_call", "",
+                 -1},
+        FailCase{"block_quote_fence_after_the_call",
+                 kWeather + "\n> ```python\n> x\n> ```\n", "trailing_code_block",
+                 "", -1},
+        FailCase{"list_item_fence_after_the_call",
+                 kWeather + "\n1. ```python\n   x\n2. done\n",
+                 "trailing_code_block", "", -1}),
     [](const testing::TestParamInfo<FailCase>& info) {
       return info.param.name;
     });

@@ -2,13 +2,17 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "core/extract/fences.h"
+#include "core/extract/scan_commonmark.h"
 #include "core/repair/lexer.h"
+#include "core/text/fences.h"
+#include "core/text/lines.h"
 
 namespace toolgate {
 namespace extract {
@@ -21,6 +25,11 @@ constexpr absl::string_view kThinkClose = "</think>";
 constexpr absl::string_view kAction = "Action:";
 constexpr absl::string_view kActionInput = "Action Input:";
 constexpr size_t kNpos = absl::string_view::npos;
+
+using text::Fence;
+using text::IsFenceOpenerLine;
+using text::IsJsonInfo;
+using text::MatchFenceAt;
 
 bool IsIdentifierChar(char c) {
   return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' ||
@@ -44,17 +53,18 @@ class Scanner {
     while (pos < text_.size() && !done_) {
       size_t next = line_start ? AtLineStart(pos) : pos;
       if (next == pos) next = AtChar(pos);
-      if (next == pos) {
-        line_start = text_[pos] == '\n';
-        ++pos;
-      } else {
-        pos = next;
-        line_start = text_[pos - 1] == '\n';
-      }
+      pos = next == pos ? pos + 1 : next;
+      // After "\n", or after a "\r" not followed by "\n" (lines.h).
+      const char before = text_[pos - 1];
+      line_start =
+          before == '\n' ||
+          (before == '\r' && (pos == text_.size() || text_[pos] != '\n'));
     }
     if (!done_) CheckPartialDelimiter();
     return std::move(result_);
   }
+
+  const Reasoning& reasoning() const { return reasoning_; }
 
  private:
   bool At(size_t pos, absl::string_view s) const {
@@ -70,10 +80,7 @@ class Scanner {
     while (pos < text_.size() && absl::ascii_isspace(text_[pos])) ++pos;
     return pos;
   }
-  size_t LineEnd(size_t pos) const {
-    const size_t nl = text_.find('\n', pos);
-    return nl == kNpos ? text_.size() : nl;
-  }
+  size_t LineEnd(size_t pos) const { return text::LineEnd(text_, pos); }
 
   size_t Truncate(Truncation kind, std::string message) {
     result_.truncation = kind;
@@ -106,6 +113,7 @@ class Scanner {
       if (At(pos, kThinkClose)) {
         // Everything before an unopened </think> was reasoning.
         result_.candidates.clear();
+        reasoning_.prefix_end = pos + kThinkClose.size();
         return pos + kThinkClose.size();
       }
       if (options_.tags && At(pos, kTagOpen)) return OnTag(pos);
@@ -131,6 +139,7 @@ class Scanner {
   absl::string_view text_;
   const ScanOptions& options_;
   ScanResult result_;
+  Reasoning reasoning_;
   bool done_ = false;
 };
 
@@ -142,8 +151,10 @@ size_t Scanner::OnFence(size_t pos) {
         absl::StrCat("code fence opened at byte ", pos, " is never closed"));
   }
   if (IsJsonInfo(fence->info)) {
-    Add(CallSource::kFencedBlock, fence->begin, fence->end,
-        fence->content_begin, fence->content_end);
+    Candidate& c = Add(CallSource::kFencedBlock, fence->begin, fence->end,
+                       fence->content_begin, fence->content_end);
+    c.fence_begin = fence->begin;
+    c.fence_end = fence->end;
   }
   return fence->end;
 }
@@ -154,6 +165,7 @@ size_t Scanner::OnThink(size_t pos) {
     return Truncate(Truncation::kUnclosedReasoning,
                     absl::StrCat("<think> at byte ", pos, " is never closed"));
   }
+  reasoning_.spans.emplace_back(pos, close + kThinkClose.size());
   return close + kThinkClose.size();
 }
 
@@ -232,7 +244,8 @@ Span Scanner::ScanSpan(size_t pos) const {
     }
     const bool tag = c == '<' && (At(i, kTagOpen) || At(i, kThinkOpen) ||
                                   At(i, kThinkClose));
-    if (tag || (c == '\n' && IsFenceOpenerLine(text_, i + 1))) {
+    if (tag || (text::IsLineEndChar(c) && text::IsLineStart(text_, i + 1) &&
+                IsFenceOpenerLine(text_, i + 1))) {
       span.end = tag ? i : i + 1;
       return span;
     }
@@ -271,7 +284,7 @@ size_t Scanner::OnReact(size_t pos) {
   // Blank lines may separate the two lines.
   const size_t first = SkipSpace(name_end + 1);
   const size_t line =
-      first >= text_.size() ? text_.size() : text_.rfind('\n', first - 1) + 1;
+      first >= text_.size() ? text_.size() : text::LineStart(text_, first);
   const size_t input = SkipBlank(line);
   if (At(input, kActionInput)) {
     return OnReactInput(pos, std::move(name), input + kActionInput.size());
@@ -293,7 +306,7 @@ size_t Scanner::OnReactInput(size_t begin, std::string name, size_t pos) {
   pos = SkipBlank(pos);
   if (pos < text_.size() && (text_[pos] == '\r' || text_[pos] == '\n')) {
     pos = SkipSpace(pos);
-    const size_t line = text_.rfind('\n', pos - 1) + 1;
+    const size_t line = text::LineStart(text_, pos);
     if (pos < text_.size() && IsFenceOpenerLine(text_, line)) {
       return OnReactFence(begin, std::move(name), line);
     }
@@ -329,6 +342,8 @@ size_t Scanner::OnReactFence(size_t begin, std::string name, size_t line) {
   Candidate& c = Add(CallSource::kReact, begin, fence->end,
                      fence->content_begin, fence->content_end);
   c.react_name = std::move(name);
+  c.fence_begin = fence->begin;
+  c.fence_end = fence->end;
   if (!IsJsonInfo(fence->info)) {
     c.defect_code = "invalid_json";
     c.defect_message = "the Action Input is a non-JSON code block";
@@ -337,7 +352,7 @@ size_t Scanner::OnReactFence(size_t begin, std::string name, size_t line) {
 }
 
 void Scanner::CheckPartialDelimiter() {
-  if (EndsWithPartialFenceOpener(text_)) {
+  if (text::EndsWithPartialFenceOpener(text_)) {
     Truncate(Truncation::kPartialFence, "text ends in a partial fence");
     return;
   }
@@ -371,24 +386,14 @@ absl::string_view CallSourceName(CallSource source) {
   return "unknown";
 }
 
-// Linear: one look at the start of each line.
-size_t LastFenceLikeLine(absl::string_view text) {
-  size_t last = kNpos;
-  for (size_t line = 0; line < text.size();) {
-    size_t i = line;
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-    const absl::string_view rest = text.substr(i, 3);
-    if (rest == "```" || rest == "~~~") last = line;
-    const size_t nl = text.find('\n', i);
-    if (nl == kNpos) break;
-    line = nl + 1;
-  }
-  return last;
-}
-
 ScanResult ScanCandidates(absl::string_view text, const ScanOptions& options) {
-  ScanResult result = Scanner(text, options).Run();
-  result.last_fence_line = LastFenceLikeLine(text);
+  Scanner scanner(text, options);
+  const Reasoning& reasoning = scanner.reasoning();
+  ScanResult result = std::move(scanner).Run();
+  result.last_fence_line = text::LastFenceLikeLine(text);
+  if (result.truncation == Truncation::kNone) {
+    DropFencesCommonMarkDoesNotRead(text, reasoning, &result);
+  }
   return result;
 }
 

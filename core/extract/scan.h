@@ -8,9 +8,13 @@
 // block, ReAct, bare object. What is recognised:
 //   * <tool_call>...</tool_call>: the closing tag is searched outside
 //     double-quoted JSON strings, so an argument may contain "</tool_call>";
-//   * fenced blocks (see fences.h): info string empty or json is a
-//     candidate; any other info string masks its content (a ```python block
-//     holding a dict is not a call);
+//   * fenced blocks (see core/text/fences.h): info string empty or json is
+//     a candidate; any other info string masks its content (a ```python
+//     block holding a dict is not a call). A fenced candidate is then kept
+//     only if CommonMark reads the same code block there
+//     (core/text/commonmark.h, with reasoning taken out): one inside an
+//     HTML comment or block, or one that another container or code block
+//     swallows or ends elsewhere, is dropped (counted in unread_blocks);
 //   * ReAct: a line "Action: <name>", then (after blank lines) a line
 //     "Action Input: <JSON>", the JSON inline, on the following lines, or
 //     in a fence right after;
@@ -24,9 +28,12 @@
 // Reasoning: <think>...</think> is skipped. A "</think>" with no opener
 // (chat templates prefill the opener) discards every candidate before it.
 //
+// Lines end at "\n", "\r\n" or a lone "\r" (core/text/lines.h).
+//
 // Anything fence-like after the last candidate (see last_fence_line) is
-// for callers to refuse: a ```jsonc or indented block after an example
-// ```json block must not let the example stand as the answer.
+// for callers to refuse: a ```jsonc, indented, quoted, listed or commented
+// block after an example ```json block must not let the example stand as
+// the answer.
 //
 // Truncation: a tag, fence, <think>, ReAct call or object still open at the
 // end of the text, or text ending in a partial "<tool_call>", "<think>" or
@@ -62,6 +69,10 @@ struct Candidate {
   // code and a sentence.
   std::string defect_code;
   std::string defect_message;
+  // The code fence the JSON was read from (a fenced block, or a ReAct
+  // input in a fence): its opening line and the end of its closing line.
+  size_t fence_begin = absl::string_view::npos;
+  size_t fence_end = 0;
 };
 
 enum class Truncation {
@@ -83,12 +94,16 @@ struct ScanOptions {
 
 struct ScanResult {
   std::vector<Candidate> candidates;  // Document order.
-  // Start of the last line that looks like a code fence once leading
-  // whitespace is ignored (indented, non-JSON and reasoning fences
-  // included), npos when none. A fence-like line after the authoritative
-  // candidate means the text ends in a block toolgate does not read, so the
-  // candidate may not be the model's final word.
+  // Start of the last line that might open a code fence in any context
+  // (core/text/fences.h IsFenceLikeLine: indented, non-JSON, reasoning
+  // fences and fences in block quotes, list items or HTML included), npos
+  // when none. A fence-like line after the authoritative candidate means
+  // the text ends in a block toolgate does not read, so the candidate may
+  // not be the model's final word.
   size_t last_fence_line = absl::string_view::npos;
+  // Fenced JSON blocks dropped because CommonMark does not read them as
+  // code blocks there.
+  int unread_blocks = 0;
   Truncation truncation = Truncation::kNone;
   std::string truncation_message;
 };

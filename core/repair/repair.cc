@@ -7,8 +7,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "core/extract/fences.h"
 #include "core/repair/lexer.h"
+#include "core/text/fences.h"
+#include "core/text/lines.h"
 
 namespace toolgate {
 namespace repair {
@@ -239,10 +240,9 @@ Unfenced StripMarkdownFence(absl::string_view text) {
   Unfenced result{text};
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first == absl::string_view::npos) return result;
-  const size_t nl = text.rfind('\n', first);
-  const size_t line = nl == absl::string_view::npos ? 0 : nl + 1;
-  std::optional<extract::Fence> fence = extract::MatchFenceAt(text, line);
-  if (!fence.has_value() || !extract::IsJsonInfo(fence->info)) return result;
+  const size_t line = text::LineStart(text, first);
+  std::optional<text::Fence> fence = text::MatchFenceAt(text, line);
+  if (!fence.has_value() || !text::IsJsonInfo(fence->info)) return result;
   if (!fence->closed) {
     result.cut_off = true;
     return result;

@@ -1,6 +1,7 @@
 #include "core/verdict/verdict.h"
 
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -33,6 +34,16 @@ absl::string_view StopForTruncation(extract::Truncation truncation) {
     default:
       return kUnclosedResultBlock;
   }
+}
+
+// Blocks toolgate's scan found but CommonMark does not read as code blocks
+// (inside an HTML comment, swallowed by another block) are not results.
+std::string UnreadNote(int unread_blocks) {
+  if (unread_blocks == 0) return "";
+  return absl::StrCat(" (", unread_blocks,
+                      " ```json block(s) that CommonMark does not read as "
+                      "code blocks, e.g. inside an HTML comment, were not "
+                      "read)");
 }
 
 absl::string_view StopForJsonCode(absl::string_view code) {
@@ -170,13 +181,18 @@ VerdictResult ExtractVerdict(absl::string_view envelope,
   }
   if (scan.candidates.empty()) {
     return Stop(std::move(result), kNoResultBlock,
-                "no fenced JSON result block (```json ... ```) found");
+                absl::StrCat("no fenced JSON result block (```json ... ```) "
+                             "found",
+                             UnreadNote(scan.unread_blocks)));
   }
   if (scan.last_fence_line != absl::string_view::npos &&
       scan.last_fence_line >= scan.candidates.back().end) {
     return Stop(std::move(result), kResultBlockNotLast,
-                "a code block that is not a JSON result block (e.g. ```jsonc, "
-                "indented, or inside <think>) follows the last ```json block");
+                absl::StrCat("a code block that is not a JSON result block "
+                             "(e.g. ```jsonc, indented, quoted, in a list "
+                             "item, in an HTML comment or inside <think>) "
+                             "follows the last ```json block",
+                             UnreadNote(scan.unread_blocks)));
   }
   // The newline before the closing fence is not part of the JSON; without
   // it a value cut off inside a string reads as truncated, not malformed.

@@ -2,21 +2,26 @@
 //
 // The authoritative result is the LAST fenced JSON block of the envelope
 // (backticks or tildes, info string empty or json; fences as in
-// core/extract/fences.h). It is parsed strictly (or repaired under
+// core/text/fences.h, and only where CommonMark reads the same code block:
+// core/text/commonmark.h). It is parsed strictly (or repaired under
 // SYNTAX_REPAIR, repairs reported) and validated against the result schema;
 // its "verdict" member then maps to PASS, FAIL or REFUSED. Anything else is
 // CONTRACT_STOP with a stable stop_reason:
 //
 //   envelope_too_large      the envelope exceeds the size cap
-//   no_result_block         no fenced JSON block outside reasoning
+//   no_result_block         no fenced JSON block outside reasoning (a block
+//                           inside an HTML comment or block is none)
 //   unclosed_result_block   a fence never closes (or the text ends in a
 //                           partial fence): the output was cut off, and an
 //                           earlier block is never used instead
 //   unclosed_reasoning      a <think> block never closes
-//   result_block_not_last   another code block (```jsonc, ```python, an
-//                           indented fence, one inside <think>) follows the
-//                           last JSON block: never read an earlier block as
-//                           the answer
+//   result_block_not_last   another fence-like line (```jsonc, ```python,
+//                           an indented fence, one in a block quote, a
+//                           list item, an HTML comment or <think>, after a
+//                           "\r" line ending) follows the last JSON block,
+//                           or that block is not a code block for
+//                           CommonMark: never read an earlier block as the
+//                           answer
 //   empty_result_block      the last block holds only whitespace
 //   truncated_result_block  its JSON is cut off
 //   unparseable_result_block  its JSON is malformed (or too deep, or has an

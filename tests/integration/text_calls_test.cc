@@ -169,6 +169,27 @@ TEST_F(TextCallsTest, CutOffFinalFenceIsTruncatedOutput) {
   EXPECT_EQ(r.violations(0).code(), "truncated_output");
 }
 
+// A lone "\r" ends a line for CommonMark: the ```python block after the
+// call is a block the model wrote last, and the call may not be its answer.
+TEST_F(TextCallsTest, CodeBlockBehindALoneCarriageReturnIsRejected) {
+  for (const std::string& text :
+       {kCall + "\rThen:\r```python\rimport os\r```\r",
+        "```json\n" + kCall + "\n```\r```python\rx\r```",
+        "```json\n" + kCall + "\n```\n<!--\n```json\n{}\n```\n-->\n"}) {
+    for (v1::RepairPolicy policy :
+         {v1::REPAIR_POLICY_STRICT, v1::REPAIR_POLICY_SYNTAX_REPAIR}) {
+      v1::ValidateToolCallResponse r = ValidateText(text, policy);
+      EXPECT_EQ(r.decision(), v1::DECISION_REJECT) << r.DebugString();
+      ASSERT_GT(r.violations_size(), 0);
+      EXPECT_EQ(r.violations(0).code(), "trailing_code_block");
+    }
+  }
+  v1::ValidateToolCallResponse crlf = ValidateText(
+      "Calling:\r\n```json\r\n" + kCall + "\r\n```\r\n",
+      v1::REPAIR_POLICY_STRICT);
+  EXPECT_EQ(crlf.decision(), v1::DECISION_ALLOW) << crlf.DebugString();
+}
+
 TEST_F(TextCallsTest, NoCallIsRejectedNeverAnEmptyAllow) {
   v1::ValidateToolCallResponse r =
       ValidateText("All done, nothing to change.", v1::REPAIR_POLICY_STRICT);

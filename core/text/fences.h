@@ -2,8 +2,9 @@
 //
 // Both the tool-call extractor and the verdict reader take the LAST fenced
 // JSON block as authoritative, so they must agree exactly on where a fence
-// opens and closes. The rules (CommonMark 0.30, section 4.5, minus
-// container blocks):
+// opens and closes. The rules (CommonMark 0.30, section 4.5, outside
+// container blocks; commonmark.h checks the chosen block against the whole
+// block structure):
 //   * an opening fence is a line indented by at most 3 spaces, then at least
 //     3 backticks or at least 3 tildes, then an optional info string; a
 //     backtick fence's info string may not contain a backtick (otherwise the
@@ -16,8 +17,8 @@
 //     CRLF text behaves like LF text. A lone "\r" does not end a line.
 //
 // Thread-safety: pure functions.
-#ifndef TOOLGATE_CORE_EXTRACT_FENCES_H_
-#define TOOLGATE_CORE_EXTRACT_FENCES_H_
+#ifndef TOOLGATE_CORE_TEXT_FENCES_H_
+#define TOOLGATE_CORE_TEXT_FENCES_H_
 
 #include <cstddef>
 #include <optional>
@@ -27,7 +28,7 @@
 #include "absl/strings/string_view.h"
 
 namespace toolgate {
-namespace extract {
+namespace text {
 
 struct Fence {
   size_t begin = 0;          // Start of the opening fence line.
@@ -50,7 +51,7 @@ bool IsJsonInfo(absl::string_view info);
 
 // If the line starting at `line_begin` opens a fence, returns that fence,
 // scanned to its closing line (or to the end of `text` when unclosed).
-// `line_begin` must be 0 or follow a '\n'.
+// `line_begin` must be a line start (lines.h).
 std::optional<Fence> MatchFenceAt(absl::string_view text, size_t line_begin);
 
 // True when the line starting at `line_begin` is an opening fence line.
@@ -61,12 +62,24 @@ bool IsFenceOpenerLine(absl::string_view text, size_t line_begin);
 // another fence opener.
 std::vector<Fence> FindFences(absl::string_view text);
 
-// True when the last line of `text` (from its final '\n') is a proper prefix
-// of a fence opener: up to 3 spaces then one or two backticks or tildes.
-// Output cut off there may have been opening a block.
+// True when the last line of `text` is a proper prefix of a fence-like
+// line (see IsFenceLikeLine): one or two backticks or tildes after white
+// space and container markers. Output cut off there may have been opening
+// a block.
 bool EndsWithPartialFenceOpener(absl::string_view text);
 
-}  // namespace extract
+// True when the line starting at `line_begin` might open a code fence in
+// any context: after any run of spaces, tabs, block quote markers (">")
+// and list item markers ("-", "+", "*", "1.", "1)" followed by a space, a
+// tab or the line end), it holds "```" or "~~~". A superset of CommonMark's
+// fence openers, whatever containers, HTML blocks or indented code the line
+// sits in.
+bool IsFenceLikeLine(absl::string_view text, size_t line_begin);
+
+// Start of the last fence-like line of `text`, npos when none. Linear.
+size_t LastFenceLikeLine(absl::string_view text);
+
+}  // namespace text
 }  // namespace toolgate
 
-#endif  // TOOLGATE_CORE_EXTRACT_FENCES_H_
+#endif  // TOOLGATE_CORE_TEXT_FENCES_H_

@@ -1,10 +1,11 @@
-#include "core/extract/fences.h"
+#include "core/text/fences.h"
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "core/text/lines.h"
 
 namespace toolgate {
-namespace extract {
+namespace text {
 namespace {
 
 struct Line {
@@ -13,16 +14,10 @@ struct Line {
 };
 
 Line LineAt(absl::string_view text, size_t begin) {
-  size_t nl = text.find('\n', begin);
+  const size_t end = LineEnd(text, begin);
   Line line;
-  if (nl == absl::string_view::npos) {
-    line.text = text.substr(begin);
-    line.next = text.size();
-  } else {
-    line.text = text.substr(begin, nl - begin);
-    line.next = nl + 1;
-  }
-  if (!line.text.empty() && line.text.back() == '\r') line.text.remove_suffix(1);
+  line.text = text.substr(begin, end - begin);
+  line.next = SkipLineEnding(text, end);
   return line;
 }
 
@@ -49,8 +44,7 @@ bool ParseOpener(absl::string_view line, Fence* fence) {
   if (c != '`' && c != '~') return false;
   const size_t n = RunLength(line, indent, c);
   if (n < 3) return false;
-  absl::string_view info =
-      absl::StripAsciiWhitespace(line.substr(indent + n));
+  absl::string_view info = absl::StripAsciiWhitespace(line.substr(indent + n));
   if (c == '`' && absl::StrContains(info, '`')) return false;
   fence->marker = c;
   fence->marker_length = n;
@@ -69,6 +63,41 @@ bool IsCloser(absl::string_view line, const Fence& fence) {
   return true;
 }
 
+// Skips white space and container markers (block quote ">", list items
+// "-", "+", "*", "1.", "1)" followed by white space or the line end), as
+// many as there are: what CommonMark may strip before a fence opener.
+size_t SkipContainerMarkers(absl::string_view line) {
+  size_t i = 0;
+  while (true) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i >= line.size()) return i;
+    if (line[i] == '>') {
+      ++i;
+      continue;
+    }
+    size_t marker_end = i;
+    if (line[i] == '-' || line[i] == '+' || line[i] == '*') {
+      marker_end = i + 1;
+    } else {
+      while (
+          marker_end < line.size() &&
+          absl::ascii_isdigit(static_cast<unsigned char>(line[marker_end]))) {
+        ++marker_end;
+      }
+      if (marker_end == i || marker_end >= line.size() ||
+          (line[marker_end] != '.' && line[marker_end] != ')')) {
+        return i;
+      }
+      ++marker_end;
+    }
+    if (marker_end < line.size() && line[marker_end] != ' ' &&
+        line[marker_end] != '\t') {
+      return i;
+    }
+    i = marker_end;
+  }
+}
+
 }  // namespace
 
 bool IsJsonInfo(absl::string_view info) {
@@ -78,8 +107,8 @@ bool IsJsonInfo(absl::string_view info) {
          info[word_end] != '\t') {
     ++word_end;
   }
-  return word_end == 0 || absl::EqualsIgnoreCase(info.substr(0, word_end),
-                                                 "json");
+  return word_end == 0 ||
+         absl::EqualsIgnoreCase(info.substr(0, word_end), "json");
 }
 
 std::optional<Fence> MatchFenceAt(absl::string_view text, size_t line_begin) {
@@ -124,16 +153,32 @@ std::vector<Fence> FindFences(absl::string_view text) {
 }
 
 bool EndsWithPartialFenceOpener(absl::string_view text) {
-  const size_t nl = text.rfind('\n');
-  absl::string_view last =
-      nl == absl::string_view::npos ? text : text.substr(nl + 1);
-  const int indent = FenceIndent(last);
-  if (indent < 0 || static_cast<size_t>(indent) >= last.size()) return false;
-  const char c = last[indent];
+  const absl::string_view last = text.substr(LineStart(text, text.size()));
+  const size_t i = SkipContainerMarkers(last);
+  if (i >= last.size()) return false;
+  const char c = last[i];
   if (c != '`' && c != '~') return false;
-  const size_t n = RunLength(last, indent, c);
-  return n < 3 && indent + n == last.size();
+  const size_t n = RunLength(last, i, c);
+  return n < 3 && i + n == last.size();
 }
 
-}  // namespace extract
+bool IsFenceLikeLine(absl::string_view text, size_t line_begin) {
+  const absl::string_view line = LineText(text, line_begin);
+  const absl::string_view rest = line.substr(SkipContainerMarkers(line), 3);
+  return rest == "```" || rest == "~~~";
+}
+
+size_t LastFenceLikeLine(absl::string_view text) {
+  size_t last = absl::string_view::npos;
+  for (size_t line = 0; line < text.size();) {
+    const size_t end = LineEnd(text, line);
+    const absl::string_view rest = text.substr(line, end - line);
+    const absl::string_view marker = rest.substr(SkipContainerMarkers(rest), 3);
+    if (marker == "```" || marker == "~~~") last = line;
+    line = SkipLineEnding(text, end);
+  }
+  return last;
+}
+
+}  // namespace text
 }  // namespace toolgate

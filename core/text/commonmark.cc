@@ -1,0 +1,199 @@
+#include "core/text/commonmark.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "core/text/commonmark_lines.h"
+#include "core/text/commonmark_parser.h"
+#include "core/text/lines.h"
+
+namespace toolgate {
+namespace text {
+namespace internal {
+
+BlockStructure Parser::Run() && {
+  size_t pos = 0;
+  // cmark skips a UTF-8 byte order mark at the very start.
+  if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos = 3;
+  while (pos < text_.size() && !stopped_) {
+    line_begin_ = pos;
+    const size_t end = LineEnd(text_, pos);
+    line_ = text_.substr(pos, end - pos);
+    next_line_ = SkipLineEnding(text_, end);
+    ProcessLine();
+    pos = next_line_;
+  }
+  line_begin_ = text_.size();
+  while (chain_.size() > 1) Finish();
+  return std::move(result_);
+}
+
+void Parser::FindFirstNonspace() {
+  // As cmark: the spaces after the cursor are scanned once, until the
+  // cursor moves past them.
+  if (first_nonspace_ > offset_ ||
+      (first_nonspace_ == offset_ && first_nonspace_column_ == column_ &&
+       fresh_)) {
+    indent_ = first_nonspace_column_ - column_;
+    blank_ = first_nonspace_ >= line_.size();
+    return;
+  }
+  fresh_ = true;
+  int to_tab = kTabStop - (column_ % kTabStop);
+  first_nonspace_ = offset_;
+  first_nonspace_column_ = column_;
+  while (first_nonspace_ < line_.size()) {
+    const char c = line_[first_nonspace_];
+    if (c == ' ') {
+      ++first_nonspace_;
+      ++first_nonspace_column_;
+      if (--to_tab == 0) to_tab = kTabStop;
+    } else if (c == '\t') {
+      ++first_nonspace_;
+      first_nonspace_column_ += to_tab;
+      to_tab = kTabStop;
+    } else {
+      break;
+    }
+  }
+  indent_ = first_nonspace_column_ - column_;
+  blank_ = first_nonspace_ >= line_.size();
+}
+
+void Parser::Advance(int count, bool columns) {
+  while (count > 0 && offset_ < line_.size()) {
+    if (line_[offset_] == '\t') {
+      const int to_tab = kTabStop - (column_ % kTabStop);
+      if (columns) {
+        partial_tab_ = to_tab > count;
+        const int step = std::min(count, to_tab);
+        column_ += step;
+        if (!partial_tab_) ++offset_;
+        count -= step;
+      } else {
+        partial_tab_ = false;
+        column_ += to_tab;
+        ++offset_;
+        --count;
+      }
+    } else {
+      partial_tab_ = false;
+      ++offset_;
+      ++column_;
+      --count;
+    }
+  }
+}
+
+void Parser::ProcessLine() {
+  offset_ = 0;
+  column_ = 0;
+  partial_tab_ = false;
+  fresh_ = false;
+  first_nonspace_ = 0;
+  first_nonspace_column_ = 0;
+  indent_ = 0;
+  blank_ = false;
+  bool all_matched = true;
+  const int matched = MatchOpenBlocks(&all_matched);
+  if (matched < 0) return;
+  size_t container = static_cast<size_t>(matched);
+  opened_ = false;
+  OpenNewBlocks(&container, all_matched);
+  AddLine(container, static_cast<size_t>(matched));
+  if (chain_.size() > kMaxNesting) {
+    // Deeper nesting is not followed; nothing after this line is trusted.
+    Distrust();
+    stopped_ = true;
+  }
+}
+
+int Parser::MatchOpenBlocks(bool* all_matched) {
+  *all_matched = false;
+  for (size_t i = 1; i < chain_.size(); ++i) {
+    Block& block = chain_[i];
+    FindFirstNonspace();
+    bool matched = true;
+    switch (block.kind) {
+      case Kind::kBlockQuote:
+        matched = indent_ <= 3 && Peek(first_nonspace_) == '>';
+        if (matched) {
+          Advance(indent_ + 1, true);
+          if (IsSpaceOrTab(Peek(offset_))) Advance(1, true);
+        }
+        break;
+      case Kind::kItem:
+        matched = MatchItem(block, i);
+        break;
+      case Kind::kFencedCode: {
+        size_t close = 0;
+        if (indent_ <= 3 && Peek(first_nonspace_) == block.fence_char) {
+          close = CloseFenceLength(line_, first_nonspace_, block.fence_char);
+        }
+        if (close >= block.fence_length) {
+          CodeFence& fence = result_.fences[block.fence_index];
+          fence.closed = true;
+          fence.end = next_line_;
+          chain_.resize(i);
+          return -1;
+        }
+        break;
+      }
+      case Kind::kIndentedCode:
+        if (indent_ >= kCodeIndent) {
+          Advance(kCodeIndent, true);
+        } else if (blank_) {
+          AdvanceTo(first_nonspace_);
+        } else {
+          matched = false;
+        }
+        break;
+      case Kind::kHeading:
+        matched = false;
+        break;
+      case Kind::kHtml:
+        matched = block.html_type <= 5 || !blank_;
+        break;
+      case Kind::kParagraph:
+        matched = !blank_;
+        break;
+      default:
+        break;
+    }
+    if (!matched) return static_cast<int>(i) - 1;
+  }
+  *all_matched = true;
+  return static_cast<int>(chain_.size()) - 1;
+}
+
+bool Parser::MatchItem(Block& item, size_t index) {
+  if (indent_ >= item.content_indent) {
+    Advance(item.content_indent, true);
+    return true;
+  }
+  if (!blank_ || !item.has_child) return false;
+  // A blank line continues an item that has content. An open child always
+  // counts; finished children count unless they may have been paragraphs
+  // of link reference definitions only, which cmark removes.
+  if (!item.kept_child && index + 1 >= chain_.size()) Distrust();
+  AdvanceTo(first_nonspace_);
+  return true;
+}
+
+}  // namespace internal
+
+BlockStructure ParseBlocks(absl::string_view text) {
+  return internal::Parser(text).Run();
+}
+
+bool IsCommonMarkFence(const BlockStructure& blocks, size_t begin, size_t end) {
+  if (end > blocks.trusted_until) return false;
+  const auto it = std::lower_bound(
+      blocks.fences.begin(), blocks.fences.end(), begin,
+      [](const CodeFence& f, size_t b) { return f.opener_line < b; });
+  return it != blocks.fences.end() && it->opener_line == begin && it->closed &&
+         it->end == end && !it->in_block_quote;
+}
+
+}  // namespace text
+}  // namespace toolgate
