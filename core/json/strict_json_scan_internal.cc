@@ -3,6 +3,7 @@
 #include <locale.h>  // newlocale, strtod_l (glibc)
 
 #include <algorithm>
+#include <cfloat>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -195,6 +196,12 @@ NumberFit FitNumber(std::string_view literal, double value) {
   Decimal written;
   if (!ReadDecimal(literal, &written)) return NumberFit::kExact;  // +-0
   if (value == 0) return NumberFit::kUnderflow;
+  // Fast path, most numbers: two different decimals of at most 15 digits
+  // (DBL_DIG) never read as the same normal double, so such a literal is
+  // its double's shortest form.
+  if (written.count <= 15 && std::fabs(value) >= DBL_MIN) {
+    return NumberFit::kExact;
+  }
   return written == Shortest(value) ? NumberFit::kExact : NumberFit::kInexact;
 }
 
