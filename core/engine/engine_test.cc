@@ -1,6 +1,7 @@
 #include "core/engine/engine.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -284,6 +285,48 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<TextCase>& info) {
       return info.param.name;
     });
+
+// Regression: each of these once came back ALLOW. A second call shape
+// beside the one read would run unchecked; a number read as a different
+// (here: integer) value would be checked as something the model did not
+// write.
+TEST_F(EngineTest, SecondCallShapesAndInexactNumbersNeverAllow) {
+  const std::string good = R"({"ticket_id":"TCK-000001"})";
+  EXPECT_EQ(Validate(tickets_, OpenAICall("get_ticket", good)).decision,
+            Decision::kAllow);
+  Json legacy = Json::parse(OpenAICall("get_ticket", good));
+  legacy["function_call"] = {{"name", "update_ticket"},
+                             {"arguments", R"({"ticket_id":"TCK-000001"})"}};
+  const std::string anthropic_good =
+      R"({"role":"assistant","content":[{"type":"text","text":"Looking."},
+          {"type":"tool_use","id":"t1","name":"get_ticket",
+           "input":{"ticket_id":"TCK-000001"}}]})";
+  EXPECT_EQ(Validate(tickets_, anthropic_good).decision, Decision::kAllow);
+  const std::string anthropic_variant =
+      R"({"role":"assistant","content":[{"type":"tool_use","id":"t1",
+          "name":"get_ticket","input":{"ticket_id":"TCK-000001"}},
+          {"type":"Tool_use","id":"t2","name":"update_ticket",
+           "input":{"ticket_id":"TCK-000001","status":"closed"}}]})";
+  Json text_beside = Json::parse(OpenAICall("get_ticket", good));
+  text_beside["content"] =
+      R"(<tool_call>{"name":"update_ticket","arguments":{}}</tool_call>)";
+  for (const auto& [output, code] :
+       std::vector<std::pair<std::string, std::string>>{
+           {legacy.dump(), "ambiguous_output"},
+           {anthropic_variant, "ambiguous_output"},
+           {text_beside.dump(), "ambiguous_output"},
+           {OpenAICall("search_tickets",
+                       R"({"query":"printer","limit":10.0000000000000001})"),
+            "number_inexact"}}) {
+    ValidateCallResponse r = Validate(tickets_, output);
+    EXPECT_EQ(r.decision, Decision::kReject) << output;
+    if (r.violations.empty()) {
+      ADD_FAILURE() << "no violation for " << output;
+      continue;
+    }
+    EXPECT_EQ(r.violations[0].code, code) << r.violations[0].message;
+  }
+}
 
 TEST_F(EngineTest, CallerErrorsAreStatuses) {
   ValidateCallRequest r;

@@ -47,7 +47,10 @@ struct RawCalls {
 // Reads provider-native output: an OpenAI assistant message or bare
 // tool_calls array, an Anthropic assistant message with tool_use blocks,
 // or an MCP tools/call params object. OpenAI `arguments` strings are parsed
-// strictly: "" is not {}.
+// strictly: "" is not {}. Output that holds anything else a runtime could
+// run as a call (a second shape, a legacy function_call, a tool_use variant
+// or unknown content block, call text in the content, a name with arguments
+// elsewhere; see unchecked_calls.h) is refused whole as ambiguous_output.
 RawCalls ReadNativeCalls(absl::string_view native_json,
                          const JsonLimits& limits);
 

@@ -1,10 +1,14 @@
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "core/gate/calls.h"
+#include "core/gate/unchecked_calls.h"
 
 namespace toolgate {
 namespace {
+
+using gate_internal::NativeShape;
 
 ReadError Error(absl::string_view code, std::string pointer,
                 std::string message) {
@@ -150,45 +154,22 @@ RawCalls ReadMcp(const Json& params) {
   return out;
 }
 
-enum class Shape {
-  kNone,
-  kOpenAIArray,
-  kOpenAIMessage,
-  kAnthropic,
-  kMcp,
-  kAmbiguous
-};
-
-bool HasToolUse(const Json& content) {
-  for (const Json& block : content) {
-    if (!block.is_object()) continue;
-    auto type = block.find("type");
-    // A block whose type cannot be read might be a tool_use: count it.
-    if (type == block.end() || !type->is_string() || *type == "tool_use") {
-      return true;
-    }
-  }
-  return false;
-}
-
-// Which shape the output has. Output carrying calls in two shapes at once
-// is ambiguous: reading one would leave the other unchecked.
-Shape DetectShape(const Json& doc) {
-  if (doc.is_array()) return Shape::kOpenAIArray;
-  if (!doc.is_object()) return Shape::kNone;
-  auto tc = doc.find("tool_calls");
+// Which shape the output has. MCP params beside tool_calls or a content
+// array are two shapes at once; subtler second shapes (a tool_use block
+// beside tool_calls, a legacy function_call, call text in the content)
+// are FindUncheckedCall's.
+NativeShape DetectShape(const Json& doc) {
+  if (doc.is_array()) return NativeShape::kOpenAIArray;
+  if (!doc.is_object()) return NativeShape::kNone;
   auto content = doc.find("content");
-  const bool openai = tc != doc.end();
+  const bool openai = doc.contains("tool_calls");
   const bool anthropic = content != doc.end() && content->is_array();
   const bool mcp = doc.contains("name") || doc.contains("arguments");
-  if ((openai && anthropic && HasToolUse(*content)) ||
-      (mcp && (openai || anthropic))) {
-    return Shape::kAmbiguous;
-  }
-  if (openai) return Shape::kOpenAIMessage;
-  if (anthropic) return Shape::kAnthropic;
-  if (mcp) return Shape::kMcp;
-  return Shape::kNone;
+  if (mcp && (openai || anthropic)) return NativeShape::kAmbiguous;
+  if (openai) return NativeShape::kOpenAIMessage;
+  if (anthropic) return NativeShape::kAnthropic;
+  if (mcp) return NativeShape::kMcp;
+  return NativeShape::kNone;
 }
 
 }  // namespace
@@ -204,28 +185,34 @@ RawCalls ReadNativeCalls(absl::string_view native_json,
                            doc.status().message()));
     return out;
   }
-  const Shape shape = DetectShape(*doc);
-  if (shape == Shape::kAmbiguous) {
+  const NativeShape shape = DetectShape(*doc);
+  if (shape == NativeShape::kAmbiguous) {
     out.error = Error("ambiguous_output", "",
                       "native_json mixes shapes (OpenAI tool_calls, Anthropic "
                       "tool_use blocks, MCP params): every call must be "
                       "checkable, so mixed output is refused");
     return out;
   }
-  if (shape == Shape::kOpenAIArray) {
-    out = ReadOpenAI(*doc, "", limits);
-  } else if (shape == Shape::kOpenAIMessage) {
-    const Json& tc = (*doc)["tool_calls"];
-    if (!tc.is_null()) out = ReadOpenAI(tc, "/tool_calls", limits);
-  } else if (shape == Shape::kAnthropic) {
-    out = ReadAnthropic((*doc)["content"]);
-  } else if (shape == Shape::kMcp) {
-    out = ReadMcp(*doc);
-  } else {
+  if (shape == NativeShape::kNone) {
     out.error = Error("unrecognized_output", "",
                       "native_json is not an OpenAI message or tool_calls "
                       "array, an Anthropic message, or MCP tools/call params");
     return out;
+  }
+  if (std::optional<ReadError> unchecked =
+          gate_internal::FindUncheckedCall(*doc, shape)) {
+    out.error = *std::move(unchecked);
+    return out;
+  }
+  if (shape == NativeShape::kOpenAIArray) {
+    out = ReadOpenAI(*doc, "", limits);
+  } else if (shape == NativeShape::kOpenAIMessage) {
+    const Json& tc = (*doc)["tool_calls"];
+    if (!tc.is_null()) out = ReadOpenAI(tc, "/tool_calls", limits);
+  } else if (shape == NativeShape::kAnthropic) {
+    out = ReadAnthropic((*doc)["content"]);
+  } else {
+    out = ReadMcp(*doc);
   }
   if (out.error.ok() && out.calls.empty()) {
     out.error = Error("no_tool_call", "", "the output contains no tool call");

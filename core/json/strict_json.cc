@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/json/strict_json_parser_internal.h"
 #include "core/json/strict_json_sax_internal.h"
+#include "core/json/strict_json_scan_internal.h"
 #include "core/json/utf8.h"
 
 namespace toolgate {
@@ -39,6 +40,111 @@ absl::Status RefusalStatus(absl::string_view text, const JsonLimits& limits,
                    absl::Hex(static_cast<unsigned char>(text[at]),
                              absl::kZeroPad2),
                    " at byte offset ", at, "; expected end of input"));
+}
+
+// Writes what nlohmann's dump() writes, so canonical bytes (and the snapshot
+// ids hashed from them) stay what they were, except that doubles get the
+// shortest digits closest to them: dump()'s Grisu2 misses those for about
+// one double in a thousand, and ParseStrictJson refuses its digits there as
+// number_inexact.
+void AppendDump(const Json& value, std::string* out) {
+  // replace keeps dump() from throwing on invalid UTF-8 in values built
+  // elsewhere (parsed input was checked).
+  out->append(value.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
+
+// A JSON string as dump() escapes it: the two-character escapes, \u00XX for
+// other control characters, everything else as is.
+void AppendString(const std::string& s, std::string* out) {
+  const size_t start = out->size();
+  out->push_back('"');
+  const char* p = s.data();
+  const char* const end = p + s.size();
+  while (p < end) {
+    const unsigned char c = static_cast<unsigned char>(*p);
+    if (c >= 0x80) {
+      const size_t len = Utf8SequenceLength(p, end);
+      if (len == 0) {  // Invalid UTF-8: dump()'s replacement rules.
+        out->resize(start);
+        AppendDump(Json(s), out);
+        return;
+      }
+      out->append(p, len);
+      p += len;
+      continue;
+    }
+    switch (c) {
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\b': out->append("\\b"); break;
+      case '\f': out->append("\\f"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      default:
+        if (c < 0x20) {
+          absl::StrAppend(out, "\\u00", absl::Hex(c, absl::kZeroPad2));
+        } else {
+          out->push_back(static_cast<char>(c));
+        }
+    }
+    ++p;
+  }
+  out->push_back('"');
+}
+
+void AppendCanonical(const Json& value, std::string* out) {
+  switch (value.type()) {
+    case Json::value_t::object: {
+      out->push_back('{');
+      bool first = true;
+      for (const auto& [key, member] : value.get_ref<const Json::object_t&>()) {
+        if (!first) out->push_back(',');
+        first = false;
+        AppendString(key, out);
+        out->push_back(':');
+        AppendCanonical(member, out);
+      }
+      out->push_back('}');
+      return;
+    }
+    case Json::value_t::array: {
+      out->push_back('[');
+      bool first = true;
+      for (const Json& element : value) {
+        if (!first) out->push_back(',');
+        first = false;
+        AppendCanonical(element, out);
+      }
+      out->push_back(']');
+      return;
+    }
+    case Json::value_t::string:
+      AppendString(value.get_ref<const std::string&>(), out);
+      return;
+    case Json::value_t::null:
+      out->append("null");
+      return;
+    case Json::value_t::boolean:
+      out->append(value.get<bool>() ? "true" : "false");
+      return;
+    case Json::value_t::number_integer:
+      absl::StrAppend(out, value.get<Json::number_integer_t>());
+      return;
+    case Json::value_t::number_unsigned:
+      absl::StrAppend(out, value.get<Json::number_unsigned_t>());
+      return;
+    case Json::value_t::number_float: {
+      const double d = value.get<double>();
+      if (!std::isfinite(d)) break;  // dump() writes null.
+      char buf[32];
+      out->append(buf, json_internal::FormatDouble(d, buf));
+      return;
+    }
+    default:
+      break;
+  }
+  AppendDump(value, out);
 }
 
 }  // namespace
@@ -86,9 +192,9 @@ std::string JsonErrorPointer(const absl::Status& status) {
 }
 
 std::string CanonicalJson(const Json& value) {
-  // Inputs were UTF-8 checked at parse; replace keeps dump() from throwing
-  // on values built elsewhere.
-  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string out;
+  AppendCanonical(value, &out);
+  return out;
 }
 
 std::string TruncatedJson(const Json& value, size_t max_chars) {

@@ -9,6 +9,11 @@
 //   its parser callback (duplicate keys, depth) and its exceptions mapped to
 //   codes: same accept/refuse, same value, same error code.
 //
+// Numbers a double does not hold as written (FitNumber) are refused by all
+// three; the reference applies the rule to the literals it finds itself.
+// Every accepted document must also read back from its CanonicalJson as the
+// same value.
+//
 // The one deliberate difference: a NUL byte outside strings, which
 // nlohmann's lexer takes for the end of the input, is refused as
 // invalid_json by ParseStrictJson.
@@ -24,6 +29,7 @@
 #include "core/json/strict_json.h"
 #include "core/json/strict_json_gen_internal_testutil.h"
 #include "core/json/strict_json_sax_internal.h"
+#include "core/json/strict_json_scan_internal.h"
 #include "core/json/utf8.h"
 #include "gtest/gtest.h"
 
@@ -35,20 +41,26 @@ using json_internal::ParseStrictJsonWithSax;
 
 // dump() with number types spelled out: nlohmann's == and dump() both call
 // 5 (unsigned) and 5 (signed) equal, but the schema engine may not.
-std::string TypedDump(const Json& v) {
+// `zero_unsigned`: an integer -0 (signed) counts as 0 (unsigned), as
+// CanonicalJson writes both "0".
+std::string TypedDump(const Json& v, bool zero_unsigned = false) {
   switch (v.type()) {
     case Json::value_t::number_unsigned: return "u" + v.dump();
-    case Json::value_t::number_integer: return "i" + v.dump();
+    case Json::value_t::number_integer:
+      return (zero_unsigned && v == 0 ? "u" : "i") + v.dump();
     case Json::value_t::number_float: return "f" + v.dump();
     case Json::value_t::array: {
       std::string out = "[";
-      for (const Json& e : v) absl::StrAppend(&out, TypedDump(e), ",");
+      for (const Json& e : v) {
+        absl::StrAppend(&out, TypedDump(e, zero_unsigned), ",");
+      }
       return out + "]";
     }
     case Json::value_t::object: {
       std::string out = "{";
       for (const auto& [k, e] : v.items()) {
-        absl::StrAppend(&out, Json(k).dump(), ":", TypedDump(e), ",");
+        absl::StrAppend(&out, Json(k).dump(), ":", TypedDump(e, zero_unsigned),
+                        ",");
       }
       return out + "}";
     }
@@ -62,9 +74,55 @@ struct Verdict {
   Json value;        // When ok.
 };
 
+// The number tokens of `text` outside strings, in order, by RFC 8259's
+// grammar (as nlohmann's lexer reads them). Past a syntax error the list may
+// go astray, but no value is parsed there.
+std::vector<std::string> NumberTokens(const std::string& text) {
+  std::vector<std::string> out;
+  const auto digit = [&](size_t k) {
+    return k < text.size() && text[k] >= '0' && text[k] <= '9';
+  };
+  size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\') ++i;
+      }
+      ++i;
+      continue;
+    }
+    if (c != '-' && !digit(i)) {
+      ++i;
+      continue;
+    }
+    const size_t start = i;
+    if (c == '-') ++i;
+    if (digit(i) && text[i] == '0') {
+      ++i;
+    } else {
+      while (digit(i)) ++i;
+    }
+    if (i < text.size() && text[i] == '.' && digit(i + 1)) {
+      for (++i; digit(i);) ++i;
+    }
+    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+      size_t j = i + 1;
+      if (j < text.size() && (text[j] == '+' || text[j] == '-')) ++j;
+      if (digit(j)) {
+        for (i = j; digit(i);) ++i;
+      }
+    }
+    out.push_back(text.substr(start, i - start));
+    if (i == start) ++i;
+  }
+  return out;
+}
+
 // nlohmann's DOM parser plus toolgate's rules. The callback sees events in
 // input order, so the first rule broken there precedes any later syntax
-// error, as in ParseStrictJson.
+// error, as in ParseStrictJson. Numbers: FitNumber on the literal (nlohmann
+// itself throws on 1e400).
 Verdict Reference(const std::string& text, const JsonLimits& limits) {
   if (text.size() > limits.max_bytes) return {false, "input_too_large", {}};
   if (text.find_first_not_of(" \t\n\r") == std::string::npos) {
@@ -72,6 +130,8 @@ Verdict Reference(const std::string& text, const JsonLimits& limits) {
   }
   std::string broken;
   std::vector<std::set<std::string>> keys;
+  const std::vector<std::string> tokens = NumberTokens(text);
+  size_t next_token = 0;
   auto rules = [&](int depth, Json::parse_event_t event, Json& parsed) {
     using E = Json::parse_event_t;
     if ((event == E::object_start || event == E::array_start) &&
@@ -84,6 +144,18 @@ Verdict Reference(const std::string& text, const JsonLimits& limits) {
         !keys.back().insert(parsed.get<std::string>()).second &&
         broken.empty()) {
       broken = "duplicate_key";
+    }
+    if (event == E::value && parsed.is_number()) {
+      const std::string& literal = tokens.at(next_token++);
+      if (parsed.is_number_float() && broken.empty()) {
+        switch (json_internal::FitNumber(literal, parsed.get<double>())) {
+          case json_internal::NumberFit::kExact: break;
+          case json_internal::NumberFit::kInexact:
+            broken = "number_inexact";
+            break;
+          default: broken = "number_out_of_range";
+        }
+      }
     }
     return true;
   };
@@ -120,6 +192,9 @@ class Differential : public testing::Test {
       const std::string dump = TypedDump(*fast);
       ok &= sax.ok() && TypedDump(*sax) == dump;
       ok &= ref.ok && TypedDump(ref.value) == dump;
+      // What toolgate writes it reads back as the same value.
+      absl::StatusOr<Json> again = ParseStrictJson(CanonicalJson(*fast));
+      ok &= again.ok() && TypedDump(*again, true) == TypedDump(*fast, true);
       EXPECT_TRUE(ok) << shown << "\n fast: " << dump << "\n sax: "
                       << (sax.ok() ? TypedDump(*sax) : sax.status().ToString())
                       << "\n reference: "

@@ -352,7 +352,11 @@ bool Parser::ParseFloat(const char* start) {
   } else if (ec != std::errc() || ptr != p_) {
     return false;
   }
-  if (!std::isfinite(value)) return false;
+  // Refused when the double is not the number written (see FitNumber).
+  if (FitNumber(std::string_view(start, p_ - start), value) !=
+      NumberFit::kExact) {
+    return false;
+  }
   Place(value);
   return true;
 }

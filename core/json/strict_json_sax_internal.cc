@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/json/strict_json_scan_internal.h"
 
 namespace toolgate {
 namespace json_internal {
@@ -29,12 +30,31 @@ class StrictDomBuilder {
   bool boolean(bool v) { return Put(v); }
   bool number_integer(number_integer_t v) { return Put(v); }
   bool number_unsigned(number_unsigned_t v) { return Put(v); }
+  // nlohmann reports 1e400 as a parse error (406) before this.
   bool number_float(number_float_t v, const string_t& text) {
-    if (!std::isfinite(v)) {
-      return Fail(kNumberOutOfRange,
-                  absl::StrCat("number ", text, " is outside double range"));
+    switch (FitNumber(text, v)) {
+      case NumberFit::kExact:
+        return Put(v);
+      case NumberFit::kOverflow:
+        return Fail(
+            kNumberOutOfRange,
+            absl::StrCat("number ", Quoted(text), " is outside double range"));
+      case NumberFit::kUnderflow:
+        return Fail(kNumberOutOfRange,
+                    absl::StrCat("number ", Quoted(text),
+                                 " is too close to zero for a double: it "
+                                 "would be read as 0"));
+      case NumberFit::kInexact:
+        break;
     }
-    return Put(v);
+    char buf[32];
+    const absl::string_view read_as(buf, FormatDouble(v, buf) - buf);
+    return Fail(
+        kNumberInexact,
+        absl::StrCat("number ", Quoted(text), " would be read as ", read_as,
+                     ", a different number (numbers are kept as "
+                     "doubles): write ",
+                     read_as, " or fewer significant digits"));
   }
   bool string(string_t& v) { return Put(std::move(v)); }
   bool binary(binary_t&) { return Fail(kInvalidJson, "binary value"); }
@@ -78,6 +98,12 @@ class StrictDomBuilder {
   absl::Status status() const { return status_; }
 
  private:
+  // A literal as quoted in a message: the first 40 bytes of a long one.
+  static std::string Quoted(absl::string_view literal) {
+    if (literal.size() <= 40) return std::string(literal);
+    return absl::StrCat(literal.substr(0, 40), "...");
+  }
+
   struct Frame {
     Json* container;
     std::string key;  // Last key seen, for error pointers.
@@ -155,10 +181,6 @@ class StrictDomBuilder {
   Json* slot_ = nullptr;
   absl::Status status_;
 };
-
-bool IsJsonWhitespace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
 
 }  // namespace
 

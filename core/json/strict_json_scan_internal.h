@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include "core/json/utf8.h"
 
@@ -116,6 +117,30 @@ void AppendUtf8(uint32_t cp, std::string* out);
 // overflow. The C locale keeps a process-wide setlocale from changing the
 // decimal point.
 double StrtodInCLocale(const char* begin, const char* end);
+
+// Whether a number literal may stand for the double it was read as. Both
+// parsers refuse what is not kExact, so a number is accepted only when the
+// double, written in shortest round-trip form, is the very number the
+// literal denotes (0.1 and 1e2 are; 9007199254740992.5, read as
+// 9007199254740992, is not). On accepted numbers, comparing doubles then
+// gives exactly what comparing the written decimals would.
+enum class NumberFit {
+  kExact,
+  kOverflow,   // Beyond double range (read as +-inf).
+  kUnderflow,  // Not zero, but read as +-0.
+  kInexact,    // Read as a different number.
+};
+
+// `literal` is an RFC 8259 number, `value` what it reads as (correctly
+// rounded).
+NumberFit FitNumber(std::string_view literal, double value);
+
+// Writes finite `value` in nlohmann's layout (what Json::dump writes:
+// "1.0", "0.0001", "1e-05", "1.5e+16") but always with the shortest
+// round-trip digits closest to the value (std::to_chars's), which
+// nlohmann's Grisu2 misses for about one double in a thousand. Returns the
+// end of the text; `buf` needs 32 bytes.
+char* FormatDouble(double value, char* buf);
 
 }  // namespace json_internal
 }  // namespace toolgate

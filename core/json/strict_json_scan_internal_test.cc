@@ -1,11 +1,14 @@
 #include "core/json/strict_json_scan_internal.h"
 
+#include <algorithm>
+#include <charconv>
 #include <clocale>
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "core/json/utf8.h"
 #include "gtest/gtest.h"
 
@@ -86,6 +89,52 @@ TEST(AppendUtf8, EncodesEveryScalarValueValidly) {
     ASSERT_EQ(s.size(), want) << cp;
     ASSERT_EQ(FindInvalidUtf8(s), absl::string_view::npos) << cp;
   }
+}
+
+// FitNumber's rule, checked against std::to_chars directly: a literal is
+// exact when its value equals the shortest form of the double it reads as.
+// Random literals of 1 to 19 digits and exponents across the whole range
+// (normal, subnormal, underflow, overflow) exercise the fast path for 15
+// digits or fewer as well as the full comparison.
+TEST(FitNumber, AgreesWithShortestFormByToChars) {
+  std::mt19937_64 rng(99);
+  int exact = 0, inexact = 0, out_of_range = 0;
+  for (int i = 0; i < 300000; ++i) {
+    std::string digits;
+    const int n = 1 + static_cast<int>(rng() % 19);
+    digits += static_cast<char>('1' + rng() % 9);
+    for (int k = 1; k < n; ++k) digits += static_cast<char>('0' + rng() % 10);
+    while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+    const int exponent = static_cast<int>(rng() % 680) - 345;
+    const std::string literal =
+        absl::StrCat(rng() % 2 ? "-" : "", digits.substr(0, 1), ".",
+                     digits.size() > 1 ? digits.substr(1) : "0", "e", exponent);
+    const double value = std::strtod(literal.c_str(), nullptr);
+    const NumberFit fit = FitNumber(literal, value);
+    if (!std::isfinite(value) || value == 0) {
+      ASSERT_NE(fit, NumberFit::kExact) << literal;
+      ++out_of_range;
+      continue;
+    }
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, std::fabs(value),
+                                 std::chars_format::scientific);
+    const std::string shortest(buf, r.ptr);
+    // Same digits and exponent as the literal's d.ddd e exponent?
+    const size_t e = shortest.find('e');
+    std::string shortest_digits = shortest.substr(0, e);
+    shortest_digits.erase(
+        std::remove(shortest_digits.begin(), shortest_digits.end(), '.'),
+        shortest_digits.end());
+    const bool same = shortest_digits == digits &&
+                      std::stoi(shortest.substr(e + 1)) == exponent;
+    ASSERT_EQ(fit, same ? NumberFit::kExact : NumberFit::kInexact)
+        << literal << " shortest " << shortest;
+    ++(same ? exact : inexact);
+  }
+  EXPECT_GT(exact, 100000);
+  EXPECT_GT(inexact, 10000);
+  EXPECT_GT(out_of_range, 1000);
 }
 
 TEST(StrtodInCLocale, GivesGlibcResultsWhateverTheLocale) {

@@ -1,6 +1,7 @@
 #include "core/manifest/manifest.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -135,15 +136,26 @@ absl::Status ReadMcp(const Json& doc, Manifest* m) {
   return absl::OkStatus();
 }
 
+// Names must differ in more than case or look-alike characters: a call to
+// one must never be taken (by the model, a reviewer approving it, or an
+// executor that folds case) for a call to the other.
 absl::Status CheckNames(Manifest* m) {
   std::sort(
       m->tools.begin(), m->tools.end(),
       [](const ToolSpec& a, const ToolSpec& b) { return a.name < b.name; });
-  for (size_t i = 1; i < m->tools.size(); ++i) {
-    if (m->tools[i].name == m->tools[i - 1].name) {
-      return Refuse(
-          "", absl::StrCat("duplicate tool name \"", m->tools[i].name, "\""));
+  std::map<std::string, const std::string*> seen;  // LookAlikeKey -> name
+  for (const ToolSpec& t : m->tools) {
+    auto [it, inserted] =
+        seen.emplace(manifest_internal::LookAlikeKey(t.name), &t.name);
+    if (inserted) continue;
+    if (*it->second == t.name) {
+      return Refuse("", absl::StrCat("duplicate tool name \"", t.name, "\""));
     }
+    return Refuse(
+        "", absl::StrCat(manifest_internal::kToolNameConfusable,
+                         ": tool names \"", *it->second, "\" and \"", t.name,
+                         "\" differ only in case or look-alike characters "
+                         "(I l 1, O 0, rn m, vv w)"));
   }
   if (m->tools.empty()) return Refuse("", "the manifest declares no tools");
   return absl::OkStatus();

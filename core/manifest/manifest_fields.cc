@@ -3,10 +3,86 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 namespace toolgate {
 namespace manifest_internal {
+
+namespace {
+
+bool IsSafeToolNameByte(char c) {
+  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+         c == '-' || c == '.' || c == '/';
+}
+
+// "U+XXXX" for the character starting at byte `at` of `s` (a byte of
+// invalid UTF-8 cannot reach here: strict JSON checked it).
+std::string CodePointAt(absl::string_view s, size_t at) {
+  const auto b = [&](size_t k) {
+    return at + k < s.size() ? static_cast<unsigned char>(s[at + k]) : 0u;
+  };
+  uint32_t cp = b(0);
+  if (cp >= 0xF0) {
+    cp = ((cp & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) |
+         (b(3) & 0x3F);
+  } else if (cp >= 0xE0) {
+    cp = ((cp & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+  } else if (cp >= 0xC0) {
+    cp = ((cp & 0x1F) << 6) | (b(1) & 0x3F);
+  }
+  return absl::StrCat("U+", absl::AsciiStrToUpper(
+                                absl::StrCat(absl::Hex(cp, absl::kZeroPad4))));
+}
+
+}  // namespace
+
+size_t FindUnsafeToolNameByte(absl::string_view name) {
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (!IsSafeToolNameByte(name[i])) return i;
+  }
+  return absl::string_view::npos;
+}
+
+std::string VisibleToolName(absl::string_view name) {
+  std::string out;
+  for (size_t i = 0; i < name.size();) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    if (c > 0x20 && c < 0x7F) {
+      out.push_back(name[i++]);
+      continue;
+    }
+    absl::StrAppend(&out, "<", CodePointAt(name, i), ">");
+    ++i;
+    while (i < name.size() && (name[i] & 0xC0) == 0x80) ++i;
+  }
+  return out;
+}
+
+std::string LookAlikeKey(absl::string_view name) {
+  std::string key;
+  key.reserve(name.size());
+  for (char c : name) {
+    switch (absl::ascii_tolower(static_cast<unsigned char>(c))) {
+      case '0':
+        key += 'o';
+        break;
+      case '1':
+      case 'i':
+        key += 'l';
+        break;
+      case 'm':
+        key += "rn";
+        break;
+      case 'w':
+        key += "vv";
+        break;
+      default:
+        key += absl::ascii_tolower(static_cast<unsigned char>(c));
+    }
+  }
+  return key;
+}
 
 absl::Status Refuse(absl::string_view pointer, absl::string_view message) {
   return absl::InvalidArgumentError(
@@ -106,14 +182,17 @@ absl::Status FieldReader::Int(absl::string_view key, int min, int max,
 
 absl::Status FieldReader::ToolName(std::string* out) {
   if (auto s = String("name", true, out); !s.ok()) return s;
-  const bool bad_byte = std::any_of(out->begin(), out->end(), [](char c) {
-    const auto u = static_cast<unsigned char>(c);
-    return u <= 0x20 || u == 0x7f;
-  });
-  if (out->empty() || out->size() > kMaxToolNameBytes || bad_byte) {
+  if (out->empty() || out->size() > kMaxToolNameBytes) {
+    return Fail("/name", "tool name must be 1 to 128 bytes");
+  }
+  const size_t bad = FindUnsafeToolNameByte(*out);
+  if (bad != std::string::npos) {
     return Fail("/name",
-                "tool name must be 1 to 128 bytes with no whitespace or "
-                "control characters");
+                absl::StrCat(kToolNameConfusable, ": tool name \"",
+                             VisibleToolName(*out), "\" has ",
+                             CodePointAt(*out, bad), " at byte ", bad,
+                             ": a tool name uses only ASCII letters, digits "
+                             "and _ - . / (so that no two names look alike)"));
   }
   return absl::OkStatus();
 }

@@ -2,6 +2,7 @@
 #ifndef TOOLGATE_CORE_MANIFEST_MANIFEST_FIELDS_H_
 #define TOOLGATE_CORE_MANIFEST_MANIFEST_FIELDS_H_
 
+#include <cstddef>
 #include <initializer_list>
 #include <string>
 
@@ -12,6 +13,24 @@
 
 namespace toolgate {
 namespace manifest_internal {
+
+// Tool names that could be taken for one another are refused with this code
+// at the start of the message.
+inline constexpr absl::string_view kToolNameConfusable = "tool_name_confusable";
+
+// Tool names use only ASCII letters, digits and _ - . / (OpenAI's and
+// Anthropic's [a-zA-Z0-9_-] plus the separators MCP's SEP-986 allows): no
+// invisible, format, bidirectional or homoglyph characters, no whitespace.
+// Returns the offset of the first other byte, npos when none.
+size_t FindUnsafeToolNameByte(absl::string_view name);
+
+// `name` for a message: non-printing and non-ASCII characters as <U+XXXX>.
+std::string VisibleToolName(absl::string_view name);
+
+// Two safe names that look alike have the same key: ASCII case folded, and
+// the look-alikes Unicode's confusables.txt (UTS #39) lists within the safe
+// set folded too (0 as o; 1, I and so i as l; m as rn; w as vv).
+std::string LookAlikeKey(absl::string_view name);
 
 // INVALID_ARGUMENT naming the JSON Pointer (in the submitted manifest).
 absl::Status Refuse(absl::string_view pointer, absl::string_view message);
@@ -32,7 +51,7 @@ class FieldReader {
   absl::Status Schema(absl::string_view key, bool required, const Json** out);
   absl::Status Bool(absl::string_view key, bool* out);
   absl::Status Int(absl::string_view key, int min, int max, int* out);
-  // "name": non-empty, at most 128 bytes, no whitespace or control bytes.
+  // "name": 1 to 128 bytes, only FindUnsafeToolNameByte's safe set.
   absl::Status ToolName(std::string* out);
   // Refuses members not in `allowed` (for toolgate's own format, where a
   // misspelt policy field must not be silently ignored).

@@ -123,6 +123,23 @@ TEST(Manifest, ToolgateCarriesPolicyDocumentsAndSettings) {
   EXPECT_EQ(ManifestId(*again), ManifestId(*m));
 }
 
+TEST(Manifest, AcceptsDistinctNamesInTheSafeCharacterSet) {
+  auto m = ParseManifest(R"([
+    {"name":"get_ticket","input_schema":{}},
+    {"name":"get_tickets","input_schema":{}},
+    {"name":"github.create_issue","input_schema":{}},
+    {"name":"user-profile/update","input_schema":{}},
+    {"name":"DATA_EXPORT_v2","input_schema":{}},
+    {"name":"getUser","input_schema":{}},
+    {"name":"get-ticket","input_schema":{}},
+    {"name":"v1_list","input_schema":{}},
+    {"name":"v2_list","input_schema":{}}
+  ])",
+                         ManifestFormat::kAnthropic);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->tools.size(), 9u);
+}
+
 TEST(Manifest, OpenAIWithoutParametersTakesNoArguments) {
   auto m = ParseManifest(R"([{"type":"function","function":{"name":"ping"}}])",
                          ManifestFormat::kAuto);
@@ -137,6 +154,8 @@ struct Refusal {
   ManifestFormat format;
   std::string message;  // Substring the refusal must contain.
 };
+
+void PrintTo(const Refusal& r, std::ostream* os) { *os << r.name; }
 
 class ManifestRefuses : public testing::TestWithParam<Refusal> {};
 
@@ -193,7 +212,62 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"bad_output_format",
                 R"({"toolgate":"v1","tools":[{"name":"a","input_schema":{},
                   "output_format":"xml"}]})",
-                ManifestFormat::kToolgate, "output_format must be"}),
+                ManifestFormat::kToolgate, "output_format must be"},
+        // Names a model, a reviewer or an executor could take for another:
+        // refused, so a call can never reach a tool that merely looks like
+        // the one named.
+        Refusal{"name_case_only",
+                R"([{"name":"get_ticket","input_schema":{}},
+                    {"name":"Get_Ticket","input_schema":{}}])",
+                ManifestFormat::kAnthropic,
+                "tool_name_confusable: tool names \"Get_Ticket\" and "
+                "\"get_ticket\" differ only in case or look-alike "
+                "characters"},
+        Refusal{"name_capital_i_for_l",
+                R"({"tools":[{"name":"send_email","inputSchema":{}},
+                             {"name":"send_emaiI","inputSchema":{}}]})",
+                ManifestFormat::kMcp, "tool_name_confusable"},
+        Refusal{"name_digit_one_for_l",
+                R"([{"name":"delete_fi1e","input_schema":{}},
+                    {"name":"delete_file","input_schema":{}}])",
+                ManifestFormat::kAnthropic, "tool_name_confusable"},
+        Refusal{"name_zero_for_o",
+                R"([{"name":"t0ol","input_schema":{}},
+                    {"name":"tool","input_schema":{}}])",
+                ManifestFormat::kAnthropic, "tool_name_confusable"},
+        Refusal{"name_rn_for_m",
+                R"([{"name":"rnerge","input_schema":{}},
+                    {"name":"merge","input_schema":{}}])",
+                ManifestFormat::kAnthropic, "tool_name_confusable"},
+        Refusal{
+            "name_zero_width_space",
+            R"([{"type":"function","function":{"name":"get\u200bticket"}}])",
+            ManifestFormat::kOpenAI,
+            "at /0/function/name: tool_name_confusable: tool name "
+            "\"get<U+200B>ticket\" has U+200B at byte 3"},
+        Refusal{"name_cyrillic_a",
+                R"([{"name":"cre\u0430te_ticket","input_schema":{}}])",
+                ManifestFormat::kAnthropic,
+                "tool_name_confusable: tool name \"cre<U+0430>te_ticket\" "
+                "has U+0430 at byte 3"},
+        Refusal{"name_trailing_space",
+                R"({"toolgate":"v1","tools":[{"name":"get_ticket ",
+                  "input_schema":{}}]})",
+                ManifestFormat::kToolgate,
+                "at /tools/0/name: tool_name_confusable"},
+        Refusal{"name_soft_hyphen",
+                R"([{"name":"get\u00adticket","input_schema":{}}])",
+                ManifestFormat::kAnthropic, "tool_name_confusable"},
+        Refusal{"name_bidi_override",
+                R"([{"name":"get_\u202eticket","input_schema":{}}])",
+                ManifestFormat::kAnthropic, "tool_name_confusable"},
+        Refusal{"name_fullwidth_letter",
+                R"([{"name":"get_\uff54icket","input_schema":{}}])",
+                ManifestFormat::kAnthropic, "tool_name_confusable"},
+        Refusal{"name_pipe_for_l", R"([{"name":"get_|ist","input_schema":{}}])",
+                ManifestFormat::kAnthropic, "tool_name_confusable"},
+        Refusal{"name_empty", R"([{"name":"","input_schema":{}}])",
+                ManifestFormat::kAnthropic, "1 to 128 bytes"}),
     [](const testing::TestParamInfo<Refusal>& info) {
       return info.param.name;
     });

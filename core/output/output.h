@@ -22,7 +22,7 @@
 //   invalid_utf8              overlong, surrogate, > U+10FFFF, truncated or
 //                             lone continuation bytes
 //   invalid_json, truncated_json, empty_input, duplicate_key,
-//   nesting_too_deep, number_out_of_range
+//   nesting_too_deep, number_out_of_range, number_inexact
 //                             ParseStrictJson's codes and pointers
 //   mcp_malformed_result      an MCP CallToolResult whose isError is not a
 //                             boolean or whose content items are not objects
