@@ -37,13 +37,17 @@ add_counts() {
 bazel_suite() {
   local name=$1 base=$2 pattern=$3
   shift 3
+  # The test targets, listed by the main output base: a second output base
+  # expanding //... would wander into the bazel-* links of the first.
+  local targets
+  targets=$(bazel query "tests(${pattern// / + })" 2>/dev/null)
   local startup=()
-  [ -n "$base" ] && startup=("--output_base=$base")
+  # Its own links (bazel-bin, ...) stay those of the plain build.
+  [ -n "$base" ] && startup=("--output_base=$base") && set -- "$@" --symlink_prefix=/
   echo "=== $name" >&2
-  bazel "${startup[@]}" test "$@" "${env_flags[@]}" -- $pattern
-  local testlogs targets summary
+  bazel "${startup[@]}" test "$@" "${env_flags[@]}" -- $targets
+  local testlogs summary
   testlogs=$(bazel "${startup[@]}" info "$@" bazel-testlogs 2>/dev/null)
-  targets=$(bazel "${startup[@]}" query "tests(${pattern// / + })" 2>/dev/null)
   summary=$(/usr/bin/python3 scripts/summarize_tests.py "$testlogs" $targets)
   echo "$name: $summary" >&2
   add_counts "$summary"
