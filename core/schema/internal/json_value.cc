@@ -26,7 +26,10 @@ Decimal Normalize(u128 digits, int exponent) {
 
 Decimal DecimalFromDouble(double d) {
   char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof(buf), std::fabs(d));
+  // One byte kept for the terminator: the exponent is read with atoi,
+  // which must not run on into whatever the stack held after the digits.
+  auto res = std::to_chars(buf, buf + sizeof(buf) - 1, std::fabs(d));
+  *res.ptr = '\0';
   u128 digits = 0;
   int exponent = 0;
   bool after_point = false;
