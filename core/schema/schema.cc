@@ -27,6 +27,12 @@ class CompiledSchema final : public Schema {
     return internal::Evaluate(*program_, instance, &sink);
   }
 
+  uint64_t EvaluationSteps(const Json& instance) const override {
+    uint64_t steps = 0;
+    internal::Evaluate(*program_, instance, nullptr, &steps);
+    return steps;
+  }
+
   Dialect dialect() const override { return program_->dialect; }
 
   std::vector<std::string> warnings() const override {

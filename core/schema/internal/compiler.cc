@@ -64,6 +64,8 @@ absl::Status Compiler::Run(const Json& schema) {
   s = CheckCycles();
   if (!s.ok()) return s;
   Optimize();
+  s = CheckFanout();
+  if (!s.ok()) return s;
   program_->warnings = unknown_.Warnings();
   return absl::OkStatus();
 }
