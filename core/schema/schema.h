@@ -108,8 +108,11 @@ class Schema {
   // "requried", "additionalproperties", a draft-07 keyword in a 2020-12
   // schema), named by JSON Pointer, with the likely intended keyword when
   // one is close. JSON Schema ignores such members, and so does Validate;
-  // in a fail-closed gate each one may be a silently disabled check.
-  // Bounded (at most 50, then "... and N more").
+  // in a fail-closed gate each one may be a silently disabled check. Also
+  // each "format" that names no known format (a misspelt "emial"), with
+  // the likely intended name: it checks nothing, and with format_assertion
+  // the schema would be refused. Bounded (at most 50, then "... and N
+  // more").
   virtual std::vector<std::string> warnings() const { return {}; }
 };
 
