@@ -42,7 +42,7 @@ double MedianMs(int repeats, const std::function<void()> &f) {
   return ms[ms.size() / 2];
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char **argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 9;

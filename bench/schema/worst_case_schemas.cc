@@ -9,11 +9,9 @@ namespace {
 std::string Nested(const std::string &open, const std::string &close,
                    int depth) {
   std::string out;
-  for (int i = 0; i < depth; ++i)
-    out += open;
+  for (int i = 0; i < depth; ++i) out += open;
   out += "1";
-  for (int i = 0; i < depth; ++i)
-    out += close;
+  for (int i = 0; i < depth; ++i) out += close;
   return out;
 }
 
@@ -38,8 +36,7 @@ std::string Multiplying(int width, const std::string &child,
 // n numbers from 100 (none equal to the instances' leaf 1).
 std::string Numbers(int n) {
   std::string out;
-  for (int i = 0; i < n; ++i)
-    absl::StrAppend(&out, i ? "," : "", 100 + i);
+  for (int i = 0; i < n; ++i) absl::StrAppend(&out, i ? "," : "", 100 + i);
   return out;
 }
 
@@ -47,8 +44,7 @@ std::string Numbers(int n) {
 // name is looked up.
 std::string RepeatedA(int n) {
   std::string out;
-  for (int i = 0; i < n; ++i)
-    absl::StrAppend(&out, i ? "," : "", "\"a\"");
+  for (int i = 0; i < n; ++i) absl::StrAppend(&out, i ? "," : "", "\"a\"");
   return out;
 }
 
@@ -65,8 +61,7 @@ WorstCase FanoutAtLimit() {
   }
   absl::StrAppend(&defs, ",\"d", levels, R"(":{"type":"integer"})");
   std::string items = "[";
-  for (int i = 0; i < 40; ++i)
-    absl::StrAppend(&items, i ? "," : "", "1");
+  for (int i = 0; i < 40; ++i) absl::StrAppend(&items, i ? "," : "", "1");
   items += "]";
   return {"fanout_at_limit",
           absl::StrCat(R"({"$defs":{)", defs,
@@ -88,7 +83,7 @@ WorstCase ExplainedAnyOf() {
           absl::StrCat(R"({"anyOf":[)", alternatives, "]}"), "1"};
 }
 
-} // namespace
+}  // namespace
 
 std::vector<WorstCase> WorstCaseSchemas() {
   const std::string arrays = Nested("[", "]", 60);
@@ -125,5 +120,5 @@ std::vector<WorstCase> WorstCaseSchemas() {
   };
 }
 
-} // namespace bench
-} // namespace toolgate
+}  // namespace bench
+}  // namespace toolgate

@@ -16,13 +16,13 @@ namespace bench {
 
 struct WorstCase {
   std::string name;
-  std::string schema;   // Compiles with the default CompileOptions.
-  std::string instance; // At most a few hundred bytes.
+  std::string schema;    // Compiles with the default CompileOptions.
+  std::string instance;  // At most a few hundred bytes.
 };
 
 std::vector<WorstCase> WorstCaseSchemas();
 
-} // namespace bench
-} // namespace toolgate
+}  // namespace bench
+}  // namespace toolgate
 
-#endif // TOOLGATE_BENCH_SCHEMA_WORST_CASE_SCHEMAS_H_
+#endif  // TOOLGATE_BENCH_SCHEMA_WORST_CASE_SCHEMAS_H_

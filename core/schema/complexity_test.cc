@@ -37,7 +37,7 @@ std::string Chain(const std::string &keyword, int levels, int width,
 struct TooComplexCase {
   const char *name;
   std::string schema;
-  const char *pointer; // The smallest subschema over the bound.
+  const char *pointer;  // The smallest subschema over the bound.
 };
 
 class TooComplexTest : public ::testing::TestWithParam<TooComplexCase> {};
@@ -114,8 +114,8 @@ INSTANTIATE_TEST_SUITE_P(
 struct AcceptedCase {
   const char *name;
   std::string schema;
-  std::string valid;   // An instance that must be valid.
-  std::string invalid; // One that must not be.
+  std::string valid;    // An instance that must be valid.
+  std::string invalid;  // One that must not be.
 };
 
 class BenignTest : public ::testing::TestWithParam<AcceptedCase> {};
@@ -203,8 +203,7 @@ TEST(BudgetTest, WorstAcceptedSchemasStopWithinTheDefaultBudget) {
     // At most one keyword's work past the budget before evaluation stops.
     EXPECT_LE(steps, budget + 5000);
     EXPECT_LE(steps, kTenMillisecondsOfSteps);
-    if (steps <= budget)
-      continue;
+    if (steps <= budget) continue;
     EXPECT_FALSE((*s)->IsValid(instance));
     std::vector<SchemaViolation> out;
     EXPECT_FALSE(
@@ -220,10 +219,8 @@ TEST(BudgetTest, DepthMultiplyingSchemaIsStoppedNotAccepted) {
           {"items":{"$ref":"#/$defs/s"}}]}},"$ref":"#/$defs/s"})"));
   ASSERT_TRUE(s.ok()) << s.status();
   std::string deep;
-  for (int i = 0; i < 60; ++i)
-    deep += "[";
-  for (int i = 0; i < 60; ++i)
-    deep += "]";
+  for (int i = 0; i < 60; ++i) deep += "[";
+  for (int i = 0; i < 60; ++i) deep += "]";
   EXPECT_FALSE((*s)->IsValid(Json::parse(deep)));
   EXPECT_EQ((*s)->EvaluationSteps(Json::parse(deep)),
             CompileOptions().max_evaluation_steps + 1);
@@ -258,6 +255,6 @@ TEST(BudgetTest, StepsChargeSchemaSizedLoops) {
   }
 }
 
-} // namespace
-} // namespace schema
-} // namespace toolgate
+}  // namespace
+}  // namespace schema
+}  // namespace toolgate

@@ -35,6 +35,11 @@ class CompiledSchema final : public Schema {
 
   Dialect dialect() const override { return program_->dialect; }
 
+  size_t compiled_bytes() const override {
+    // This object and its shared_ptr control block are one allocation.
+    return internal::ProgramBytes(*program_) + sizeof(*this) + 32;
+  }
+
   std::vector<std::string> warnings() const override {
     return program_->warnings;
   }

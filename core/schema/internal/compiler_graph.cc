@@ -120,7 +120,8 @@ uint64_t InPlaceBound(const Program& program, const Node& n,
         for (const Node* t : ins.nodes) add = SaturatingAdd(add, at(t));
         break;
       case Op::kIf:
-        add = SaturatingAdd(at(ins.node), std::max(at(ins.node2), at(ins.node3)));
+        add = SaturatingAdd(at(ins.node),
+                            std::max(at(ins.node2), at(ins.node3)));
         break;
       case Op::kDependentSchemas:
         for (const auto& p : ins.props) add = SaturatingAdd(add, at(p.node));
