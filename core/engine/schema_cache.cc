@@ -22,7 +22,7 @@ std::shared_ptr<const schema::Schema> SchemaCache::Find(
 void SchemaCache::Insert(absl::string_view text,
                          std::shared_ptr<const schema::Schema> compiled) {
   const size_t cost =
-      text.size() + kEntryOverhead + compiled->ApproximateMemoryBytes();
+      text.size() + kEntryOverhead + compiled->compiled_bytes();
   if (cost > budget_) return;
   absl::MutexLock lock(&mu_);
   if (index_.contains(text)) return;  // Another call compiled it first.

@@ -3,7 +3,7 @@
 // Bounded by bytes, not entries: schemas of equal text size can compile to
 // programs thousands of times apart, so a cap on entries bounds nothing.
 // Each entry is charged its schema text plus the compiled schema's
-// ApproximateMemoryBytes; the least recently used entries go first, and a
+// compiled_bytes; the least recently used entries go first, and a
 // schema that alone exceeds the budget is used for its call and not kept.
 //
 // Thread-safety: internally synchronized.

@@ -141,6 +141,29 @@ TEST(RegexTest, RefusesWhatRe2CannotRun) {
   }
 }
 
+TEST(RegexTest, IdenticalPatternsShareOneRe2UntilTheLastUserGoes) {
+  const size_t before = InternedRegexCount();
+  auto a = Schema::Compile(Json::parse(
+      R"({"properties":{"id":{"pattern":"^INT-[0-9]{7}$"}}})"));
+  auto b = Schema::Compile(Json::parse(
+      R"({"patternProperties":{"^INT-[0-9]{7}$":{"type":"integer"}},
+          "items":{"pattern":"^INT-[0-9]{7}$"}})"));
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(InternedRegexCount(), before + 1);
+  EXPECT_TRUE((*b)->IsValid(Json::parse(R"(["INT-1234567"])")));
+  EXPECT_FALSE((*a)->IsValid(Json::parse(R"({"id":"INT-12"})")));
+  // Three users share it: each schema counts a third of it.
+  auto alone =
+      Schema::Compile(Json::parse(R"({"pattern":"^UNIQUE-[0-9]{7}$"})"));
+  auto shared = Schema::Compile(Json::parse(R"({"pattern":"^INT-[0-9]{7}$"})"));
+  ASSERT_TRUE(alone.ok() && shared.ok());
+  EXPECT_LT((*shared)->compiled_bytes(), (*alone)->compiled_bytes());
+  a->reset();
+  b->reset();
+  shared->reset();
+  EXPECT_EQ(InternedRegexCount(), before + 1);  // Only ^UNIQUE- is left.
+}
+
 TEST(UriTest, ResolutionTable) {
   struct Case {
     const char* base;

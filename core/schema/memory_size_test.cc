@@ -1,4 +1,4 @@
-// ApproximateMemoryBytes must track what a compiled schema really retains:
+// compiled_bytes must track what a compiled schema really retains:
 // caches of compiled schemas are bounded by it.
 #include <malloc.h>
 
@@ -63,7 +63,7 @@ TEST(ApproximateMemoryBytes, TracksWhatACompiledSchemaRetains) {
         Schema::Compile(shape.schema);
     ASSERT_TRUE(compiled.ok()) << shape.name << ": " << compiled.status();
     const size_t retained = HeapInUse() - before;
-    const size_t estimate = (*compiled)->ApproximateMemoryBytes();
+    const size_t estimate = (*compiled)->compiled_bytes();
     // Allocator rounding and the unused tails of hash tables make the
     // estimate inexact; within a factor of two keeps a byte budget honest.
     EXPECT_GE(estimate * 2, retained)

@@ -4,7 +4,6 @@
 
 #include "core/schema/internal/compiler.h"
 #include "core/schema/internal/evaluator.h"
-#include "core/schema/internal/program_size.h"
 
 namespace toolgate {
 namespace schema {
@@ -28,10 +27,17 @@ class CompiledSchema final : public Schema {
     return internal::Evaluate(*program_, instance, &sink);
   }
 
+  uint64_t EvaluationSteps(const Json& instance) const override {
+    uint64_t steps = 0;
+    internal::Evaluate(*program_, instance, nullptr, &steps);
+    return steps;
+  }
+
   Dialect dialect() const override { return program_->dialect; }
 
-  size_t ApproximateMemoryBytes() const override {
-    return sizeof(*this) + internal::ApproximateProgramBytes(*program_);
+  size_t compiled_bytes() const override {
+    // This object and its shared_ptr control block are one allocation.
+    return internal::ProgramBytes(*program_) + sizeof(*this) + 32;
   }
 
   std::vector<std::string> warnings() const override {

@@ -44,10 +44,24 @@ struct CompileOptions {
   // Hostile-schema limits.
   size_t max_schema_nodes = 100000;
   int max_schema_depth = 128;
-  // Bound on subschema evaluations per validation. Schemas can be compact
-  // yet exponential (nested anyOf over shared $refs); past this budget the
-  // instance is refused as invalid with an "evaluation_limit" violation.
-  uint64_t max_evaluation_steps = 5000000;
+  // Bound, computed at compile time, on the subschema evaluations one
+  // instance location can trigger through in-place applicators ($ref,
+  // allOf, anyOf, oneOf, not, if/then/else, dependentSchemas): every
+  // alternative counted, shared subschemas counted once per use. Nested
+  // combinators over shared $refs multiply it (2^levels); a schema over the
+  // bound is refused with "schema_too_complex". Validate may evaluate an
+  // anyOf/oneOf that fails twice (once more to explain it).
+  uint64_t max_fanout = 10000;
+  // Bound on the work of one validation, in steps: one per subschema
+  // evaluation, plus steps for loops whose length the schema or the
+  // instance chooses (enum members compared, required names looked up,
+  // patternProperties matched, string bytes scanned, violations built). A
+  // step is about 10 ns of CPU, so the default caps a call near 5 ms; the
+  // heaviest instance of the bench corpora needs about 10,000. Fan-out
+  // across instance depth (anyOf over items that recurse) escapes the
+  // compile-time max_fanout; past this budget the instance is refused as
+  // invalid with an "evaluation_limit" violation.
+  uint64_t max_evaluation_steps = 500000;
 };
 
 // One failed assertion, in terms a model can act on.
@@ -82,19 +96,30 @@ class Schema {
                         size_t max_errors,
                         std::vector<SchemaViolation>* out) const = 0;
 
+  // The work units IsValid(instance) spends, as counted against
+  // CompileOptions::max_evaluation_steps (one past it when the budget runs
+  // out). For tests and benchmarks.
+  virtual uint64_t EvaluationSteps(const Json& instance) const = 0;
+
   virtual Dialect dialect() const = 0;
 
-  // Approximate heap bytes this compiled schema holds (see
-  // internal/program_size.h), for caches bounded by memory, not entries.
-  virtual size_t ApproximateMemoryBytes() const = 0;
+  // Approximate heap bytes this compiled schema holds: its program, and
+  // for each regex shared with other schemas (identical patterns are
+  // interned process-wide) its size divided by the number of users, so
+  // that the figures of all live schemas add up to what they hold
+  // together. Tracks glibc's mallinfo2 within ~10% (bench/README.md).
+  virtual size_t compiled_bytes() const = 0;
 
   // What compiled but probably does not mean what its author meant: each
   // member of a subschema that is no keyword of its dialect (a misspelt
   // "requried", "additionalproperties", a draft-07 keyword in a 2020-12
   // schema), named by JSON Pointer, with the likely intended keyword when
   // one is close. JSON Schema ignores such members, and so does Validate;
-  // in a fail-closed gate each one may be a silently disabled check.
-  // Bounded (at most 50, then "... and N more").
+  // in a fail-closed gate each one may be a silently disabled check. Also
+  // each "format" that names no known format (a misspelt "emial"), with
+  // the likely intended name: it checks nothing, and with format_assertion
+  // the schema would be refused. Bounded (at most 50, then "... and N
+  // more").
   virtual std::vector<std::string> warnings() const { return {}; }
 };
 

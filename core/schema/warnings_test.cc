@@ -171,6 +171,55 @@ INSTANTIATE_TEST_SUITE_P(
                     {}}),
     [](const auto& info) { return std::string(info.param.name); });
 
+std::string UnknownFormat(const std::string& name, const std::string& pointer,
+                          const std::string& hint = "") {
+  return absl::StrCat("unknown format \"", name, "\" at ", pointer,
+                      hint.empty() ? "" : absl::StrCat(" (", hint, ")"),
+                      kIgnored);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Formats, WarningTest,
+    ::testing::Values(
+        WarningCase{"misspelt_email",
+                    R"({"properties":{"to":{"type":"string","format":"emial"}}})",
+                    {UnknownFormat("emial", "/properties/to/format",
+                                   Meant("email"))}},
+        WarningCase{"misspelt_date_time", R"({"format":"date_time"})",
+                    {UnknownFormat("date_time", "/format", Meant("date-time"))}},
+        WarningCase{"wrong_case", R"({"format":"UUID"})",
+                    {UnknownFormat("UUID", "/format", Meant("uuid"))}},
+        WarningCase{"draft7",
+                    R"({"$schema":"http://json-schema.org/draft-07/schema#",
+                        "items":{"format":"hostnme"}})",
+                    {UnknownFormat("hostnme", "/items/format",
+                                   Meant("hostname"))}},
+        WarningCase{"private_format_without_suggestion",
+                    R"({"format":"phone-number"})",
+                    {UnknownFormat("phone-number", "/format")}},
+        WarningCase{"known_formats",
+                    R"({"allOf":[{"format":"email"},{"format":"idn-email"},
+                        {"format":"uri-template"},{"format":"int64"},
+                        {"format":"password"},{"format":"date-time"}]})",
+                    {}},
+        // Only where format is a keyword: not a property name or a value.
+        WarningCase{"format_as_name_or_value",
+                    R"({"properties":{"format":{"const":"emial"}},
+                        "enum":[{"format":"emial"}]})",
+                    {}}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(WarningsTest, AssertedMisspeltFormatRefusalSuggestsTheName) {
+  CompileOptions options;
+  options.format_assertion = true;
+  auto s = Schema::Compile(Json::parse(R"({"format":"emial"})"), options);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.status().message()),
+              ::testing::HasSubstr(
+                  "format \"emial\" cannot be asserted (did you mean "
+                  "\"email\"? supported: "));
+}
+
 TEST(WarningsTest, WarnedMembersAreStillIgnored) {
   auto s = Schema::Compile(Json::parse(R"({"requried":["a"],"maximun":1})"));
   ASSERT_TRUE(s.ok()) << s.status();
@@ -187,6 +236,18 @@ TEST(WarningsTest, ListIsBounded) {
   EXPECT_EQ(w[0], Unknown("x-vendor-10", "/x-vendor-10"));
   EXPECT_EQ(w[49], Unknown("x-vendor-59", "/x-vendor-59"));
   EXPECT_EQ(w[50], "... and 10 more unknown keywords");
+}
+
+TEST(WarningsTest, FormatWarningsShareTheBound) {
+  Json schema = Json::object();
+  for (int i = 0; i < 60; ++i) {
+    schema["properties"][absl::StrCat("p", 10 + i)]["format"] = "emial";
+  }
+  const std::vector<std::string> w = WarningsOf(schema.dump());
+  ASSERT_EQ(w.size(), 51u);
+  EXPECT_EQ(w[0], UnknownFormat("emial", "/properties/p10/format",
+                                Meant("email")));
+  EXPECT_EQ(w[50], "... and 10 more unknown formats");
 }
 
 TEST(WarningsTest, KeywordOfAnUndeclaredVocabulary) {

@@ -6,13 +6,30 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/util/heap_bytes.h"
+#include "core/util/ids.h"
+#include "core/util/weak_intern.h"
 
 namespace toolgate {
 namespace {
 
+// Identical schemas compiled with identical options share one compiled
+// Schema process-wide: tools of one manifest often repeat a schema, and
+// the snapshots of similar manifests repeat all of them.
+WeakIntern<schema::Schema>& SharedSchemas() {
+  static auto* const shared = new WeakIntern<schema::Schema>();
+  return *shared;
+}
+
+// Compiles `doc` for `tool`, or shares an identical compiled schema.
+// `documents_digest` identifies m.documents, which a $ref may reach.
 absl::StatusOr<std::shared_ptr<const schema::Schema>> CompileToolSchema(
-    const Manifest& m, const ToolSpec& tool, const Json& doc,
-    absl::string_view where) {
+    const Manifest& m, const std::string& documents_digest,
+    const ToolSpec& tool, const Json& doc, absl::string_view where) {
+  const std::string key = Sha256(absl::StrCat(
+      tool.policy.format_assertion ? "assert\n" : "annotate\n",
+      documents_digest, "\n", CanonicalJson(doc)));
+  if (auto live = SharedSchemas().Find(key)) return live;
   schema::CompileOptions options;
   options.format_assertion = tool.policy.format_assertion;
   options.documents = m.documents;
@@ -22,7 +39,19 @@ absl::StatusOr<std::shared_ptr<const schema::Schema>> CompileToolSchema(
         absl::StrCat("tool \"", tool.name, "\": schema at ", where,
                      " does not compile: ", compiled.status().message()));
   }
-  return compiled;
+  return SharedSchemas().Insert(key, *std::move(compiled));
+}
+
+std::string DocumentsDigest(const Manifest& m) {
+  Json docs = Json::object();
+  for (const auto& [uri, doc] : m.documents) docs[uri] = doc;
+  return Sha256(CanonicalJson(docs));
+}
+
+// What `s` holds by itself; a shared schema counts its share.
+size_t SchemaShare(const std::shared_ptr<const schema::Schema>& s) {
+  if (s == nullptr) return 0;
+  return s->compiled_bytes() / static_cast<size_t>(std::max(1L, s.use_count()));
 }
 
 // Appends what compiled but may not mean what its author meant; pointers
@@ -81,35 +110,76 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
   s->canonical_json_ = CanonicalJson(ManifestToJson(manifest));
   s->settings_ = manifest.settings;
   s->warnings_ = manifest.warnings;
-  for (const ToolSpec& spec : manifest.tools) {
+  const std::string documents_digest = DocumentsDigest(manifest);
+  for (ToolSpec& spec : manifest.tools) {
     if (cancel != nullptr) {
       if (absl::Status gone = cancel->Check(); !gone.ok()) return gone;
     }
     CompiledTool tool;
-    tool.spec = spec;
-    auto in = CompileToolSchema(manifest, spec, spec.input_schema,
-                                spec.input_schema_pointer);
+    auto in = CompileToolSchema(manifest, documents_digest, spec,
+                                spec.input_schema, spec.input_schema_pointer);
     if (!in.ok()) return in.status();
     tool.input = *std::move(in);
     AddSchemaWarnings(spec, *tool.input, "", &s->warnings_);
     if (spec.output_schema.has_value()) {
-      auto out = CompileToolSchema(manifest, spec, *spec.output_schema,
+      auto out = CompileToolSchema(manifest, documents_digest, spec,
+                                   *spec.output_schema,
                                    spec.output_schema_pointer);
       if (!out.ok()) return out.status();
       tool.output = *std::move(out);
       AddSchemaWarnings(spec, *tool.output, "output schema: ",
                         &s->warnings_);
     }
-    s->tool_names_.push_back(spec.name);
-    s->lower_tool_names_.push_back(absl::AsciiStrToLower(spec.name));
-    s->tools_.emplace(spec.name, std::move(tool));
+    // Compiled and in canonical_json_: the parsed documents (about 12
+    // bytes of heap per byte of schema) and their source pointers go.
+    spec.input_schema = Json();
+    if (spec.output_schema.has_value()) *spec.output_schema = Json();
+    std::string().swap(spec.input_schema_pointer);
+    std::string().swap(spec.output_schema_pointer);
+    tool.spec = std::move(spec);
+    s->tool_names_.push_back(tool.spec.name);
+    s->lower_tool_names_.push_back(absl::AsciiStrToLower(tool.spec.name));
+    s->tools_.push_back(std::move(tool));
   }
+  // A sorted vector, not a map: a map node costs ~70 bytes per tool.
+  std::sort(s->tools_.begin(), s->tools_.end(),
+            [](const CompiledTool& a, const CompiledTool& b) {
+              return a.spec.name < b.spec.name;
+            });
+  s->tools_.shrink_to_fit();
+  s->tool_names_.shrink_to_fit();
+  s->lower_tool_names_.shrink_to_fit();
+  s->warnings_.shrink_to_fit();
   return std::shared_ptr<const Snapshot>(std::move(s));
 }
 
+size_t Snapshot::compiled_bytes() const {
+  using heap_bytes::Chunk;
+  using heap_bytes::Str;
+  using heap_bytes::Vec;
+  // The object with its shared_ptr control block.
+  size_t n = Chunk(sizeof(Snapshot) + 16) + Str(id_) + Str(name_) +
+             Str(canonical_json_) + Vec(tool_names_) + Vec(warnings_) +
+             Vec(tools_);
+  for (const std::string& t : tool_names_) n += Str(t);
+  for (const std::string& w : warnings_) n += Str(w);
+  for (const CompiledTool& tool : tools_) {
+    n += Str(tool.spec.name) + Str(tool.spec.description) +
+         heap_bytes::JsonOwned(tool.spec.input_schema) +
+         SchemaShare(tool.input) + SchemaShare(tool.output);
+    if (tool.spec.output_schema.has_value()) {
+      n += heap_bytes::JsonOwned(*tool.spec.output_schema);
+    }
+  }
+  return n;
+}
+
 const CompiledTool* Snapshot::FindTool(absl::string_view name) const {
-  auto it = tools_.find(name);
-  return it == tools_.end() ? nullptr : &it->second;
+  auto it = std::lower_bound(tools_.begin(), tools_.end(), name,
+                             [](const CompiledTool& t, absl::string_view n) {
+                               return t.spec.name < n;
+                             });
+  return it == tools_.end() || it->spec.name != name ? nullptr : &*it;
 }
 
 std::vector<std::string> Snapshot::NearestToolNames(

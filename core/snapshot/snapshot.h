@@ -10,6 +10,7 @@
 #ifndef TOOLGATE_CORE_SNAPSHOT_SNAPSHOT_H_
 #define TOOLGATE_CORE_SNAPSHOT_SNAPSHOT_H_
 
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,7 +27,11 @@
 namespace toolgate {
 
 struct CompiledTool {
+  // The tool as declared, except its schema documents (input_schema,
+  // output_schema: null once compiled; canonical_json() keeps their text)
+  // and their source pointers, which only compile errors used.
   ToolSpec spec;
+  // Identical schemas with identical options are shared process-wide.
   std::shared_ptr<const schema::Schema> input;
   std::shared_ptr<const schema::Schema> output;  // Null when none declared.
 };
@@ -60,6 +65,16 @@ class Snapshot {
       absl::string_view name, size_t max = 3,
       const CancelToken* cancel = nullptr) const;
 
+  // Approximate heap bytes this snapshot holds: its canonical manifest,
+  // tool table, and compiled schemas. A compiled schema or regex shared
+  // with other snapshots (see CompiledTool) counts its size divided by its
+  // users, so the figures of all live snapshots add up to what they hold
+  // together; one snapshot's figure can therefore grow when another that
+  // shared its schemas is released. Counted from container capacities with
+  // glibc's allocation sizes (core/util/heap_bytes.h); tracks mallinfo2
+  // within ~10% on bench/memory's generated manifest (bench/README.md).
+  size_t compiled_bytes() const;
+
  private:
   Snapshot() = default;
 
@@ -71,7 +86,7 @@ class Snapshot {
   std::vector<std::string> tool_names_;
   std::vector<std::string> lower_tool_names_;  // For NearestToolNames.
   std::vector<std::string> warnings_;
-  std::map<std::string, CompiledTool, std::less<>> tools_;
+  std::vector<CompiledTool> tools_;  // Sorted by spec.name.
 };
 
 // Who may point a snapshot name at a snapshot. A name is what agents and

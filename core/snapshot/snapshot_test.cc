@@ -84,5 +84,39 @@ TEST(SnapshotTest, NearestToolNamesAreBoundedHints) {
               IsEmpty());
 }
 
+TEST(SnapshotTest, ExponentialSchemaIsRefusedAtCreate) {
+  // d0..d29, each an anyOf of the next twice: 2^30 evaluations of one
+  // argument if it were accepted.
+  std::string defs;
+  for (int i = 0; i < 30; ++i) {
+    defs += "\"d" + std::to_string(i) + "\":{\"anyOf\":[{\"$ref\":\"#/$defs/d" +
+            std::to_string(i + 1) + "\"},{\"$ref\":\"#/$defs/d" +
+            std::to_string(i + 1) + "\"}]},";
+  }
+  const std::string manifest =
+      R"({"tools":[{"name":"deep","inputSchema":{"type":"object",)"
+      R"("properties":{"x":{"$ref":"#/$defs/d0"}},"$defs":{)" +
+      defs + R"("d30":{"type":"string"}}}}]})";
+  auto snapshot = SnapshotStore().Create(manifest, ManifestFormat::kMcp, "");
+  ASSERT_FALSE(snapshot.ok());
+  EXPECT_EQ(snapshot.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(snapshot.status().message()),
+              ::testing::AllOf(::testing::HasSubstr("tool \"deep\""),
+                               ::testing::HasSubstr("schema_too_complex"),
+                               ::testing::HasSubstr("/$defs/d17")));
+}
+
+TEST(SnapshotTest, MisspeltFormatWarnsWithToolAndPointer) {
+  auto snapshot = SnapshotStore().Create(
+      R"({"tools":[{"name":"send_mail","inputSchema":{"type":"object",
+          "properties":{"to":{"type":"string","format":"emial"}}}}]})",
+      ManifestFormat::kMcp, "");
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  EXPECT_THAT((*snapshot)->warnings(),
+              ElementsAre("tool \"send_mail\": unknown format \"emial\" at "
+                          "/properties/to/format (did you mean \"email\"?): "
+                          "ignored, as JSON Schema specifies"));
+}
+
 }  // namespace
 }  // namespace toolgate

@@ -64,6 +64,11 @@ absl::Status Compiler::Run(const Json& schema) {
   s = CheckCycles();
   if (!s.ok()) return s;
   Optimize();
+  s = CheckFanout();
+  if (!s.ok()) return s;
+  // Programs live as long as their snapshot: no growth slack.
+  for (auto& node : program_->nodes) node->instrs.shrink_to_fit();
+  program_->nodes.shrink_to_fit();
   program_->warnings = unknown_.Warnings();
   return absl::OkStatus();
 }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/schema/internal/compiler_impl.h"
 #include "core/schema/internal/format.h"
+#include "core/schema/internal/keywords.h"
 #include "core/schema/internal/regex.h"
 
 namespace toolgate {
@@ -22,7 +23,7 @@ absl::Status Compiler::Pattern(const Ctx& c) {
   const Json& s = *c.schema;
   const std::string where = Join(c.where, "pattern");
   if (!s["pattern"].is_string()) return Refuse(where, "must be a string");
-  auto re = CompileEcmaRegex(s["pattern"].get<std::string>(), where);
+  auto re = InternEcmaRegex(s["pattern"].get<std::string>(), where);
   if (!re.ok()) return re.status();
   Instr& ins = Add(c, Op::kPattern, "pattern", kString);
   ins.patterns.push_back(PatternChild{*std::move(re),
@@ -48,9 +49,11 @@ absl::Status Compiler::FormatAssertion(const Ctx& c) {
   if (f == Format::kUnknown) {
     // Asked to assert a format it cannot check (or a misspelt one), the
     // engine refuses rather than let every value through.
+    const std::string hint = FormatSuggestion(s["format"].get<std::string>());
     return Refuse(Join(c.where, "format"),
                   absl::StrCat("format \"", s["format"].get<std::string>(),
-                               "\" cannot be asserted (supported: ",
+                               "\" cannot be asserted (", hint,
+                               hint.empty() ? "" : " ", "supported: ",
                                kAssertedFormats, ")"));
   }
   Instr& ins = Add(c, Op::kFormat, "format", kString);

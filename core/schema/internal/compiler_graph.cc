@@ -1,5 +1,7 @@
 // Passes over the finished graph of Nodes, once every subschema is
-// compiled: refusing in-place cycles, then cheap rewrites for the evaluator.
+// compiled: refusing in-place cycles and exponential in-place fan-out,
+// then cheap rewrites for the evaluator.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -87,6 +89,51 @@ const Node* Chase(const Node* n) {
   return n;
 }
 
+
+uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
+  return a > ~uint64_t{0} - b ? ~uint64_t{0} : a + b;
+}
+
+// An upper bound on the evaluations (Eval calls) that evaluating `n` makes
+// at one instance location, itself included, given the bound of every
+// subschema it applies in place (`bound`, by node id). Mirrors the
+// evaluator: every allOf/anyOf/oneOf alternative may run, "if" runs with
+// one of then/else, $dynamicRef runs one of its possible targets.
+uint64_t InPlaceBound(const Program& program, const Node& n,
+                      const std::vector<uint64_t>& bound) {
+  uint64_t total = 1;
+  auto at = [&bound](const Node* t) { return t ? bound[t->id] : 0; };
+  for (const Instr& ins : n.instrs) {
+    uint64_t add = 0;
+    switch (ins.op) {
+      case Op::kRef: case Op::kNot:
+        add = at(ins.node);
+        break;
+      case Op::kDynamicRef:
+        add = at(ins.node);
+        if (ins.dynamic_anchor.empty()) break;
+        for (const ResourceAnchors& r : program.resources) {
+          add = std::max(add, at(r.Find(ins.dynamic_anchor)));
+        }
+        break;
+      case Op::kAllOf: case Op::kAnyOf: case Op::kOneOf:
+        for (const Node* t : ins.nodes) add = SaturatingAdd(add, at(t));
+        break;
+      case Op::kIf:
+        add = SaturatingAdd(at(ins.node),
+                            std::max(at(ins.node2), at(ins.node3)));
+        break;
+      case Op::kDependentSchemas:
+        for (const auto& p : ins.props) add = SaturatingAdd(add, at(p.node));
+        break;
+      default:
+        break;
+    }
+    total = SaturatingAdd(total, add);
+  }
+  return total;
+}
+
 }  // namespace
 
 // A cycle of in-place applicators ($ref, allOf, ...) never moves into the
@@ -125,6 +172,58 @@ absl::Status Compiler::CheckCycles() {
     }
   }
   return absl::OkStatus();
+}
+
+// Nested anyOf/allOf over shared $refs double the work at every level, so
+// a few hundred bytes of schema can ask for 2^40 evaluations of a one-byte
+// instance. On the optimized, acyclic graph (what the evaluator runs),
+// bound bottom-up what evaluating each node can cost at one instance
+// location, and refuse a schema over max_fanout (schema_too_complex)
+// rather than spend the evaluation budget on every call.
+absl::Status Compiler::CheckFanout() {
+  const auto& nodes = program_->nodes;
+  std::vector<uint8_t> done(nodes.size(), 0);
+  std::vector<uint64_t> bound(nodes.size(), 0);
+  for (const auto& start : nodes) {
+    if (done[start->id]) continue;
+    // Post-order without recursion: a node is finished once every
+    // in-place child is (no cycles remain, see CheckCycles).
+    std::vector<std::pair<const Node*, std::vector<Edge>>> stack;
+    stack.emplace_back(start.get(), InPlaceEdges(*program_, *start));
+    while (!stack.empty()) {
+      auto& [node, pending] = stack.back();
+      if (pending.empty()) {
+        absl::Status s = RecordBound(*node, &bound);
+        if (!s.ok()) return s;
+        done[node->id] = 1;
+        stack.pop_back();
+        continue;
+      }
+      const Node* next = pending.back().to;
+      pending.pop_back();
+      if (!done[next->id]) {
+        stack.emplace_back(next, InPlaceEdges(*program_, *next));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Records the bound of `node`, whose in-place subschemas all have theirs,
+// and refuses the smallest subschema over the limit: the one whose own
+// combinators multiply the work.
+absl::Status Compiler::RecordBound(const Node& node,
+                                   std::vector<uint64_t>* bound) {
+  const uint64_t b = InPlaceBound(*program_, node, *bound);
+  (*bound)[node.id] = b;
+  if (b <= options_.max_fanout) return absl::OkStatus();
+  return Refuse(node.pointer,
+                absl::StrCat("schema_too_complex: one instance location may "
+                             "need more than ",
+                             options_.max_fanout,
+                             " subschema evaluations here (nested allOf, "
+                             "anyOf, oneOf, not, if or $ref over shared "
+                             "subschemas multiply; limit max_fanout)"));
 }
 
 // Cheap rewrites on the finished, cycle-checked graph.

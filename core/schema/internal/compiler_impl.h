@@ -105,6 +105,8 @@ class Compiler {
   // compiler_graph.cc: passes over the finished graph.
   absl::Status CheckCycles();
   void Optimize();
+  absl::Status CheckFanout();
+  absl::Status RecordBound(const Node& node, std::vector<uint64_t>* bound);
 
   const CompileOptions& options_;
   Registry registry_;

@@ -35,7 +35,10 @@ bool Evaluator::Eval(const Node& n, const Json& v, Ann* parent) {
   }
   if (pushed) --scope_size_;
   --depth_;
-  if (ok && parent) parent->Merge(local);
+  if (ok && parent) {
+    steps_ += (local.props.size() + local.items.size()) / kBytesPerStep;
+    parent->Merge(local);
+  }
   return ok && !aborted_;
 }
 
@@ -75,9 +78,12 @@ bool Evaluator::Run(const Instr& ins, const Json& v, uint8_t kind, Ann* a) {
   return false;
 }
 
-bool Evaluate(const Program& program, const Json& instance, Sink* sink) {
+bool Evaluate(const Program& program, const Json& instance, Sink* sink,
+              uint64_t* steps) {
   Evaluator e(program, sink);
-  return e.Top(instance);
+  const bool ok = e.Top(instance);
+  if (steps) *steps = e.steps();
+  return ok;
 }
 
 }  // namespace internal

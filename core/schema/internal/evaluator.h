@@ -6,6 +6,7 @@
 #define TOOLGATE_CORE_SCHEMA_INTERNAL_EVALUATOR_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "core/schema/internal/program.h"
@@ -24,7 +25,9 @@ struct Sink {
 
 // Evaluates `instance` against `program`. Never returns true after running
 // out of budget (steps or depth): that is reported as a violation instead.
-bool Evaluate(const Program& program, const Json& instance, Sink* sink);
+// `steps`, when given, receives the work units spent.
+bool Evaluate(const Program& program, const Json& instance, Sink* sink,
+              uint64_t* steps = nullptr);
 
 }  // namespace internal
 }  // namespace schema

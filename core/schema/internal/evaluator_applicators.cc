@@ -130,6 +130,7 @@ bool Evaluator::If(const Instr& ins, const Json& v, Ann* a) {
 bool Evaluator::DynamicRef(const Instr& ins, const Json& v, Ann* a) {
   const Node* target = ins.node;
   if (!ins.dynamic_anchor.empty()) {
+    steps_ += scope_size_ / kLookupsPerStep;
     // The outermost resource in the dynamic scope that declares the anchor.
     for (int i = 0; i < scope_size_; ++i) {
       if (const Node* t = p_.resources[scope_[i]].Find(ins.dynamic_anchor)) {

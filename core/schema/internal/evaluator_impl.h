@@ -24,6 +24,21 @@ namespace internal {
 // deep and in-place reference cycles are refused at compile time.
 constexpr int kMaxDepth = 1024;
 
+// The step budget counts work, not only subschema evaluations (one step
+// each): loops whose length the schema chooses (enum members, required
+// names, patternProperties alternatives), scans of the instance, and the
+// violations an explanation builds would otherwise let one step cost
+// microseconds. A step is about what evaluating a small subschema costs
+// (about 10 ns of CPU on the bench machine, see bench/README.md); the
+// rates below were measured against it with //bench/schema:worst_case.
+constexpr uint64_t kComparesPerStep = 2;     // enum members compared.
+constexpr uint64_t kLookupsPerStep = 1;      // names looked up in a member
+                                             // map or the dynamic scope.
+constexpr uint64_t kStepsPerMatch = 2;       // member name matched by RE2.
+constexpr uint64_t kBytesPerStep = 8;        // string bytes or annotation
+                                             // bits scanned.
+constexpr uint64_t kStepsPerViolation = 40;  // building one violation.
+
 inline uint8_t KindOf(const Json& v) {
   switch (v.type()) {
     case Json::value_t::null: return kNull;
@@ -93,6 +108,7 @@ class Evaluator {
     }
     return ok;
   }
+  uint64_t steps() const { return steps_; }
 
  private:
   // evaluator.cc: the per-node loop and the keyword dispatch.

@@ -30,13 +30,16 @@ bool Evaluator::Required(const Instr& ins, const Json& v) {
     return !Stop();
   };
   if (ins.op == Op::kRequired) {
+    steps_ += ins.names.size() / kLookupsPerStep;
     for (const std::string& name : ins.names) {
       if (!require(name, nullptr) && Stop()) break;
     }
     return ok;
   }
+  steps_ += ins.dependent.size() / kLookupsPerStep;
   for (const auto& [prop, names] : ins.dependent) {
     if (!obj.count(prop)) continue;
+    steps_ += names.size() / kLookupsPerStep;
     for (const std::string& name : names) {
       if (!require(name, &prop) && Stop()) return false;
     }
@@ -90,6 +93,8 @@ bool Evaluator::MembersByMerge(const Instr& ins, const Json::object_t& obj,
   const auto props_end = ins.props.end();
   bool ok = true;
   size_t index = 0;
+  // Every member is matched against every pattern.
+  steps_ += obj.size() * ins.patterns.size() * kStepsPerMatch;
   for (auto it = obj.begin(); it != obj.end(); ++it, ++index) {
     const std::string& key = it->first;
     bool matched = false;
@@ -152,6 +157,7 @@ bool Evaluator::PropertyNames(const Instr& ins, const Json& v) {
 }
 
 bool Evaluator::DependentSchemas(const Instr& ins, const Json& v, Ann* a) {
+  steps_ += ins.props.size() / kLookupsPerStep;
   bool ok = true;
   for (const NamedChild& d : ins.props) {
     if (!v.contains(d.name)) continue;

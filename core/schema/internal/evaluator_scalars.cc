@@ -42,6 +42,7 @@ bool Evaluator::Enum(const Instr& ins, const Json& v, uint8_t kind) {
   if (kind == kString) {
     ok = ins.string_values.contains(v.get_ref<const std::string&>());
   } else {
+    steps_ += ins.values.size() / kComparesPerStep;
     for (const Json& e : ins.values) {
       if (JsonEqual(v, e)) {
         ok = true;
@@ -88,6 +89,7 @@ bool Evaluator::Numeric(const Instr& ins, const Json& v) {
 
 bool Evaluator::Strings(const Instr& ins, const Json& v) {
   const std::string& s = v.get_ref<const std::string&>();
+  steps_ += s.size() / kBytesPerStep;
   switch (ins.op) {
     case Op::kPattern:
       if (RE2::PartialMatch(s, *ins.patterns[0].re)) return true;
@@ -120,6 +122,7 @@ bool Evaluator::Counts(const Instr& ins, const Json& v) {
   bool ok;
   switch (ins.op) {
     case Op::kUniqueItems: {
+      steps_ += n;  // n log n comparisons.
       size_t i, j;
       if (!FindDuplicate(v, &i, &j)) return true;
       if (sink_) {

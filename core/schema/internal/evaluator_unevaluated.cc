@@ -11,6 +11,7 @@ namespace internal {
 
 bool Evaluator::Unevaluated(const Instr& ins, const Json& v, Ann* a) {
   const bool items = ins.op == Op::kUnevaluatedItems;
+  steps_ += v.size() / kBytesPerStep;
   bool ok = true;
   size_t i = 0;
   if (items) {

@@ -31,6 +31,7 @@ void Evaluator::Add(Sink* sink, std::string pointer,
                     const std::string& schema_pointer,
                     const std::string& keyword, const std::string& expected,
                     const Json& v, std::string message) {
+  steps_ += kStepsPerViolation;
   SchemaViolation out;
   out.instance_pointer = std::move(pointer);
   out.schema_pointer = schema_pointer;

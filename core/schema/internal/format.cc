@@ -298,6 +298,18 @@ Format FormatFromName(absl::string_view name) {
   return Format::kUnknown;
 }
 
+absl::Span<const absl::string_view> KnownFormatNames() {
+  static constexpr absl::string_view kNames[] = {
+      "date-time", "date", "time", "duration", "email", "hostname", "ipv4",
+      "ipv6", "uri", "uri-reference", "uuid", "json-pointer", "regex",
+      // Specified but not asserted by toolgate.
+      "idn-email", "idn-hostname", "iri", "iri-reference", "uri-template",
+      "relative-json-pointer",
+      // OpenAPI.
+      "int32", "int64", "float", "double", "byte", "binary", "password"};
+  return kNames;
+}
+
 bool CheckFormat(Format format, absl::string_view s) {
   switch (format) {
     case Format::kUnknown: return true;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 
 namespace toolgate {
 namespace schema {
@@ -32,6 +33,12 @@ enum class Format {
 };
 
 Format FormatFromName(absl::string_view name);
+
+// Every format name toolgate recognises: the ones it asserts, the other
+// formats of draft 2020-12 and draft-07 (idn-email, iri, uri-template,
+// ...), and OpenAPI's (int32, int64, float, double, byte, binary,
+// password). Anything else is probably a typo or a private extension.
+absl::Span<const absl::string_view> KnownFormatNames();
 
 // True when `s` is a valid instance of `format` (kUnknown: always true).
 bool CheckFormat(Format format, absl::string_view s);

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "core/schema/internal/format.h"
 #include "core/schema/internal/refuse.h"
 #include "core/schema/internal/registry.h"
 
@@ -152,10 +153,7 @@ void UnknownKeywords::Check(const Json& schema, Dialect dialect,
                               (k->vocab & kAsserting) != 0 &&
                               (k->vocab & vocab) == 0;
     if (known && !switched_off) continue;
-    if (warnings_.size() >= kMaxKeywordWarnings) {
-      ++more_;
-      continue;
-    }
+    if (Full(false)) continue;
     const std::string hint =
         switched_off ? "its vocabulary is not declared by the metaschema"
                      : Hint(name, dialect);
@@ -164,15 +162,58 @@ void UnknownKeywords::Check(const Json& schema, Dialect dialect,
         Clip(Join(where, name), 240), hint.empty() ? "" : " (", hint,
         hint.empty() ? "" : ")", ": ignored, as JSON Schema specifies"));
   }
+  CheckFormat(schema, dialect, vocab, where);
+}
+
+void UnknownKeywords::CheckFormat(const Json& schema, Dialect dialect,
+                                  uint32_t vocab, const std::string& where) {
+  auto it = schema.find("format");
+  if (it == schema.end() || !it->is_string()) return;
+  if (dialect == Dialect::kDraft2020_12 && (vocab & kFormat) == 0) return;
+  const std::string& name = it->get_ref<const std::string&>();
+  for (absl::string_view known : KnownFormatNames()) {
+    if (name == known) return;
+  }
+  if (Full(true)) return;
+  const std::string hint = FormatSuggestion(name);
+  warnings_.push_back(absl::StrCat(
+      "unknown format ", TruncatedJson(Json(name), 80), " at ",
+      Clip(Join(where, "format"), 240), hint.empty() ? "" : " (", hint,
+      hint.empty() ? "" : ")", ": ignored, as JSON Schema specifies"));
+}
+
+bool UnknownKeywords::Full(bool format) {
+  if (warnings_.size() < kMaxKeywordWarnings) return false;
+  ++(format ? more_formats_ : more_);
+  return true;
 }
 
 std::vector<std::string> UnknownKeywords::Warnings() const {
   std::vector<std::string> out = warnings_;
-  if (more_ > 0) {
-    out.push_back(absl::StrCat("... and ", more_, " more unknown keyword",
-                               more_ == 1 ? "" : "s"));
-  }
+  const size_t more = more_ + more_formats_;
+  if (more == 0) return out;
+  const char* what = more_formats_ == 0 ? (more == 1 ? "keyword" : "keywords")
+                     : more_ == 0       ? (more == 1 ? "format" : "formats")
+                                        : "keywords or formats";
+  out.push_back(absl::StrCat("... and ", more, " more unknown ", what));
   return out;
+}
+
+std::string FormatSuggestion(absl::string_view name) {
+  const size_t limit = name.size() < 6 ? 1 : 2;
+  absl::string_view best;
+  size_t best_distance = limit + 1;
+  for (absl::string_view known : KnownFormatNames()) {
+    const size_t gap = name.size() > known.size() ? name.size() - known.size()
+                                                  : known.size() - name.size();
+    if (gap > limit) continue;
+    const size_t d = KeywordDistance(name, known);
+    if (d < best_distance) {
+      best = known;
+      best_distance = d;
+    }
+  }
+  return best.empty() ? "" : absl::StrCat("did you mean \"", best, "\"?");
 }
 
 size_t KeywordDistance(absl::string_view a, absl::string_view b) {

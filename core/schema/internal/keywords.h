@@ -1,4 +1,5 @@
-// Members of schema objects that are no keyword of their dialect.
+// Members of schema objects that are no keyword of their dialect, and
+// "format" values that are no format name.
 //
 // JSON Schema ignores unknown keywords (the official test suite requires
 // it), so a misspelt "requried" or "maximun" is legal; but in a fail-closed
@@ -38,9 +39,20 @@ class UnknownKeywords {
   std::vector<std::string> Warnings() const;
 
  private:
+  // A "format" no format name (KnownFormatNames): a misspelt "emial"
+  // silently checks nothing, whether format asserts or annotates.
+  void CheckFormat(const Json& schema, Dialect dialect, uint32_t vocab,
+                   const std::string& where);
+  bool Full(bool format);
+
   std::vector<std::string> warnings_;
   size_t more_ = 0;
+  size_t more_formats_ = 0;
 };
+
+// The known format name closest to `name` (see KnownFormatNames), as
+// "did you mean \"email\"?", or "" when none is close.
+std::string FormatSuggestion(absl::string_view name);
 
 // Edit distance with adjacent transpositions (optimal string alignment),
 // ASCII case-insensitive.

@@ -5,6 +5,7 @@
 #ifndef TOOLGATE_CORE_SCHEMA_INTERNAL_PROGRAM_H_
 #define TOOLGATE_CORE_SCHEMA_INTERNAL_PROGRAM_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -75,7 +76,7 @@ enum class Op : uint8_t {
 struct Node;
 
 struct PatternChild {
-  std::unique_ptr<RE2> re;
+  std::shared_ptr<const RE2> re;  // Interned: shared across schemas.
   std::string source;  // As written in the schema.
   std::string schema_pointer;
   const Node* node = nullptr;
@@ -150,6 +151,10 @@ struct Program {
   // Compile-time warnings (unknown keywords); never read by the evaluator.
   std::vector<std::string> warnings;
 };
+
+// Approximate heap bytes `program` holds (program_bytes.cc). An interned
+// regex counts its size divided by the number of its users.
+size_t ProgramBytes(const Program& program);
 
 }  // namespace internal
 }  // namespace schema

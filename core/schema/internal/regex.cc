@@ -261,10 +261,15 @@ absl::StatusOr<std::unique_ptr<RE2>> CompileEcmaRegex(
         absl::StrCat("pattern at ", pointer, " is refused: ",
                      translated.status().message()));
   }
+  return CompileRe2(*translated, pointer);
+}
+
+absl::StatusOr<std::unique_ptr<RE2>> CompileRe2(const std::string& translated,
+                                                absl::string_view pointer) {
   RE2::Options options;
   options.set_log_errors(false);
   options.set_encoding(RE2::Options::EncodingUTF8);
-  auto re = std::make_unique<RE2>(*translated, options);
+  auto re = std::make_unique<RE2>(translated, options);
   if (!re->ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("pattern at ", pointer, " is refused: ", re->error()));

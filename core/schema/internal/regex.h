@@ -6,6 +6,7 @@
 #ifndef TOOLGATE_CORE_SCHEMA_INTERNAL_REGEX_H_
 #define TOOLGATE_CORE_SCHEMA_INTERNAL_REGEX_H_
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,27 @@ absl::StatusOr<std::string> TranslateEcmaRegex(absl::string_view pattern);
 // Translates and compiles; errors are INVALID_ARGUMENT naming `pointer`.
 absl::StatusOr<std::unique_ptr<RE2>> CompileEcmaRegex(
     absl::string_view pattern, absl::string_view pointer);
+
+// Compiles a pattern already in RE2 syntax (TranslateEcmaRegex's output).
+absl::StatusOr<std::unique_ptr<RE2>> CompileRe2(const std::string& translated,
+                                                absl::string_view pointer);
+
+// As CompileEcmaRegex, but identical patterns share one RE2 process-wide
+// (regex_cache.cc): an RE2 costs from ~3 KB to hundreds of KB (a Unicode
+// class, ".{1,255}"), and the same id, date or code pattern recurs across
+// the tools of a manifest and across the snapshots of similar manifests.
+// The cache holds weak references only: an RE2 is freed with the last
+// schema using it, so the cache's size follows the live schemas (which
+// the snapshot store bounds), never its own history.
+absl::StatusOr<std::shared_ptr<const RE2>> InternEcmaRegex(
+    absl::string_view pattern, absl::string_view pointer);
+
+// Approximate heap bytes of a compiled RE2 once it has matched (it builds
+// its matching state on first use), calibrated with mallinfo2.
+size_t RegexBytes(const RE2& re);
+
+// How many distinct patterns the intern cache holds alive, for tests.
+size_t InternedRegexCount();
 
 }  // namespace internal
 }  // namespace schema

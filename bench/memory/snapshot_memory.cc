@@ -1,0 +1,80 @@
+// Heap that compiled snapshots retain, measured with glibc's mallinfo2
+// (bytes in use by malloc), against Snapshot::compiled_bytes(), for the
+// generated manifest of bench/memory/manifest_gen.h.
+//
+//   snapshot_memory [SNAPSHOTS] [TOOLS] [DISTINCT_PATTERNS]
+//
+// Creates SNAPSHOTS manifests that differ only in their tool names (so
+// their schemas are identical), validates one valid and one invalid call
+// for every tool (a regex builds its matching state on first use), and
+// prints per snapshot the manifest bytes, the heap retained from before
+// Create to after the calls, and compiled_bytes(), with their ratios to
+// the manifest bytes. The last line adds up all snapshots: shared schemas
+// count once in the heap, and compiled_bytes() splits them between users.
+#include <malloc.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bench/memory/manifest_gen.h"
+#include "core/snapshot/snapshot.h"
+
+namespace {
+
+size_t HeapInUse() { return mallinfo2().uordblks; }
+
+double Ratio(size_t a, size_t b) {
+  return static_cast<double>(a) / static_cast<double>(b);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const int snapshots = argc > 1 ? std::atoi(argv[1]) : 4;
+  toolgate::bench::ManifestGenOptions gen;
+  if (argc > 2) gen.tools = std::strtoul(argv[2], nullptr, 10);
+  if (argc > 3) gen.distinct_patterns = std::strtoul(argv[3], nullptr, 10);
+  toolgate::SnapshotStoreOptions options;
+  options.limits.max_bytes = 1 << 24;
+  toolgate::SnapshotStore store(options);
+  const toolgate::Json valid = toolgate::Json::parse(R"({"id":"AB7-123"})");
+  const toolgate::Json invalid = toolgate::Json::parse(R"({"id":"no"})");
+  std::vector<std::shared_ptr<const toolgate::Snapshot>> held;
+  size_t heap_total = 0, manifest_total = 0;
+  for (int i = 0; i < snapshots; ++i) {
+    gen.variant = absl::StrCat("v", i);
+    const std::string manifest = toolgate::bench::GenerateManifest(gen);
+    const size_t before = HeapInUse();
+    auto s = store.Create(manifest, toolgate::ManifestFormat::kMcp, "");
+    if (!s.ok()) {
+      std::fprintf(stderr, "%s\n", s.status().ToString().c_str());
+      return 1;
+    }
+    for (const std::string &name : (*s)->tool_names()) {
+      const toolgate::CompiledTool *tool = (*s)->FindTool(name);
+      tool->input->IsValid(valid);
+      tool->input->IsValid(invalid);
+    }
+    const size_t retained = HeapInUse() - before;
+    heap_total += retained;
+    manifest_total += manifest.size();
+    held.push_back(*s);
+    std::printf(
+        "snapshot %d: manifest %zu bytes, heap retained %zu (%.2fx), "
+        "compiled_bytes %zu (%.2fx)\n",
+        i, manifest.size(), retained, Ratio(retained, manifest.size()),
+        (*s)->compiled_bytes(), Ratio((*s)->compiled_bytes(), manifest.size()));
+  }
+  size_t accounted = 0;
+  for (const auto &s : held) accounted += s->compiled_bytes();
+  std::printf(
+      "all %d: manifests %zu bytes, heap retained %zu (%.2fx), "
+      "compiled_bytes summed %zu (%.2fx)\n",
+      snapshots, manifest_total, heap_total, Ratio(heap_total, manifest_total),
+      accounted, Ratio(accounted, manifest_total));
+  return 0;
+}
