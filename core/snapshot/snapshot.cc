@@ -159,9 +159,10 @@ size_t Snapshot::compiled_bytes() const {
   using heap_bytes::Vec;
   // The object with its shared_ptr control block.
   size_t n = Chunk(sizeof(Snapshot) + 16) + Str(id_) + Str(name_) +
-             Str(canonical_json_) + Vec(tool_names_) + Vec(warnings_) +
-             Vec(tools_);
+             Str(canonical_json_) + Vec(tool_names_) + Vec(lower_tool_names_) +
+             Vec(warnings_) + Vec(tools_);
   for (const std::string& t : tool_names_) n += Str(t);
+  for (const std::string& t : lower_tool_names_) n += Str(t);
   for (const std::string& w : warnings_) n += Str(w);
   for (const CompiledTool& tool : tools_) {
     n += Str(tool.spec.name) + Str(tool.spec.description) +
