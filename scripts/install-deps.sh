@@ -9,7 +9,7 @@ PACKAGES=(
   libabsl-dev nlohmann-json3-dev libre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-grpcio python3-protobuf jq
-  clang-14 libclang-rt-14-dev  # tests/fuzz: libFuzzer, ASan, UBSan
+  clang-14 libclang-rt-14-dev lld-14  # tests/fuzz: libFuzzer, ASan, UBSan
 )
 
 missing=()
