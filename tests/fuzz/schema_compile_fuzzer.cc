@@ -9,13 +9,16 @@
 //    dialect's built-in metaschema (a keyword value the metaschema refuses,
 //    e.g. "minLength": -1 or "type": "text", must be refused at compile
 //    time, not silently ignored). Checked when no subschema switches the
-//    dialect with a nested "$schema";
+//    dialect with a nested "$schema", and (until the finding recorded in
+//    findings/schema_compile_fuzzer/ is fixed) when every $anchor and
+//    $dynamicAnchor is an anchor name;
 //  * compiling is deterministic and depends on the value only: the
 //    canonical re-serialization compiles too, to a schema that decides a
 //    set of probe instances identically;
 //  * on every probe instance, IsValid, Validate(first) and Validate(all)
 //    agree, and violations point into the instance (schema_support.h);
 //  * warnings stay bounded (at most 50 plus one summary line).
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -74,6 +77,42 @@ bool HasNestedSchemaKeyword(const Json& value, bool root) {
   return false;
 }
 
+// The 2020-12 metaschema's anchorString: ^[A-Za-z_][-A-Za-z0-9._]*$.
+bool IsAnchorName(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) ||
+                     s[0] == '_')) {
+    return false;
+  }
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' &&
+        c != '.') {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Some "$anchor" or "$dynamicAnchor" string is not an anchor name: Compile
+// accepts those (findings/schema_compile_fuzzer/), so the metaschema check
+// skips such documents rather than report that one known gap forever.
+bool HasMalformedAnchor(const Json& value) {
+  if (value.is_object()) {
+    for (const auto& member : value.items()) {
+      if ((member.key() == "$anchor" || member.key() == "$dynamicAnchor") &&
+          member.value().is_string() &&
+          !IsAnchorName(member.value().get<std::string>())) {
+        return true;
+      }
+      if (HasMalformedAnchor(member.value())) return true;
+    }
+  } else if (value.is_array()) {
+    for (const Json& item : value) {
+      if (HasMalformedAnchor(item)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 }  // namespace toolgate
 
@@ -99,7 +138,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(schema.warnings().size() <= 51, "%zu warnings",
              schema.warnings().size());
 
-  if (!HasNestedSchemaKeyword(*doc, true)) {
+  if (!HasNestedSchemaKeyword(*doc, true) && !HasMalformedAnchor(*doc)) {
     FUZZ_CHECK(Metaschema(schema.dialect()).IsValid(*doc),
                "compiled a schema its %s metaschema refuses: %s",
                schema.dialect() == Dialect::kDraft7 ? "draft-07" : "2020-12",
