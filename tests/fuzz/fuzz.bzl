@@ -4,13 +4,18 @@
                       -fsanitize=fuzzer,address,undefined); tagged manual so
                       the gcc build of //... skips it.
   <name>_replay_test  cc_test (any compiler) that replays corpus/<name>/
-                      through the same LLVMFuzzerTestOneInput, so every
-                      target's invariants run over its seeds in the normal
-                      suite.
+                      (and findings/<name>/, if any) through the same
+                      LLVMFuzzerTestOneInput, so every target's invariants
+                      run over its seeds in the normal suite.
 """
 
 def toolgate_fuzzer(name, srcs, deps, size = "small"):
     corpus = "corpus/" + name
+    findings = "findings/" + name
+
+    # Recorded findings replay too: with their invariant relaxed until the
+    # bug is fixed, and as regression inputs after.
+    finding_files = native.glob([findings + "/**"], exclude = ["**/*.md"])
     native.cc_binary(
         name = name,
         srcs = srcs,
@@ -30,8 +35,9 @@ def toolgate_fuzzer(name, srcs, deps, size = "small"):
         size = size,
         srcs = srcs,
         # The test runs in the runfiles tree of this workspace.
-        args = [native.package_name() + "/" + corpus],
-        data = [":" + name + "_corpus"],
+        args = [native.package_name() + "/" + corpus] +
+               ([native.package_name() + "/" + findings] if finding_files else []),
+        data = [":" + name + "_corpus"] + finding_files,
         deps = deps + [":replay_main"],
     )
     native.filegroup(

@@ -60,6 +60,7 @@ mkdir -p "$corpus" "$artifacts" "$(dirname "$log")" "$(dirname "$dict")"
 for d in $dicts; do cat "tests/fuzz/dict/$d.dict"; done > "$dict"
 
 # New inputs go to $corpus (first directory); the seeds stay read-only.
+touch "$log.start"
 ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
 UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
   "$bin" -max_total_time="$seconds" -print_final_stats=1 -timeout=60 \
@@ -76,5 +77,5 @@ if [ $status -eq 0 ]; then
 fi
 echo "fuzz $target: FAILED (exit $status) after ${runs:-?} runs; log: $log" >&2
 grep -A12 -m1 -E 'INVARIANT VIOLATED|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error|==ERROR' "$log" >&2
-ls -1 "$artifacts" | sed "s|^|  artifact: $artifacts/|" >&2
+find "$artifacts" -type f -newer "$log.start" | sed 's|^|  artifact: |' >&2
 exit 1
