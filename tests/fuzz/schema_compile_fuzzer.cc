@@ -11,8 +11,9 @@
 //    time, not silently ignored). Checked when no subschema switches the
 //    dialect with a nested "$schema", and (until the finding recorded in
 //    findings/schema_compile_fuzzer/ is fixed) when every $anchor and
-//    $dynamicAnchor is an anchor name. Definitions are left out: only
-//    those something refers to are compiled (and then checked);
+//    $dynamicAnchor is an anchor name. Subschemas that cannot affect
+//    validation (unreferenced definitions, "then" without "if", ...) are
+//    left out: Compile does not read them (WithoutIgnoredSubschemas);
 //  * compiling is deterministic and depends on the value only: the
 //    canonical re-serialization compiles too, to a schema that decides a
 //    set of probe instances identically;
@@ -114,25 +115,41 @@ bool HasMalformedAnchor(const Json& value) {
   return false;
 }
 
-// `value` with every "$defs" / "definitions" object emptied. Compile reads
-// a definition only when something refers to it, so a bad keyword in an
-// unreferenced one compiles (it cannot affect validation; see
-// findings/schema_compile_fuzzer/README.md); the metaschema check therefore
-// judges the schema without its definitions.
-Json WithoutDefinitions(const Json& value) {
+// `value` with every subschema that cannot affect validation replaced by
+// `true`: definitions (read only when a $ref reaches them), "then"/"else"
+// without "if", draft-07 "additionalItems" without an "items" array and
+// the siblings of a draft-07 "$ref", and "contentSchema" (an annotation).
+// Compile does not read those, so a bad keyword inside one compiles (see
+// findings/schema_compile_fuzzer/README.md); the metaschema check judges
+// what Compile does read. Applied to every object, schema or not: that
+// only ever checks less.
+Json WithoutIgnoredSubschemas(const Json& value, Dialect dialect) {
   if (value.is_array()) {
     Json out = Json::array();
-    for (const Json& item : value) out.push_back(WithoutDefinitions(item));
+    for (const Json& item : value) {
+      out.push_back(WithoutIgnoredSubschemas(item, dialect));
+    }
     return out;
   }
   if (!value.is_object()) return value;
+  const auto ref = value.find("$ref");
+  if (dialect == Dialect::kDraft7 && ref != value.end() && ref->is_string()) {
+    return Json{{"$ref", *ref}};
+  }
+  const auto items = value.find("items");
+  const bool items_array = items != value.end() && items->is_array();
   Json out = Json::object();
   for (const auto& member : value.items()) {
-    const bool definitions =
-        (member.key() == "$defs" || member.key() == "definitions") &&
-        member.value().is_object();
-    out[member.key()] =
-        definitions ? Json::object() : WithoutDefinitions(member.value());
+    const std::string& key = member.key();
+    const bool ignored =
+        ((key == "$defs" || key == "definitions") &&
+         member.value().is_object()) ||
+        ((key == "then" || key == "else") && !value.contains("if")) ||
+        (dialect == Dialect::kDraft7 && key == "additionalItems" &&
+         !items_array) ||
+        key == "contentSchema";
+    out[key] = ignored ? Json(true)
+                       : WithoutIgnoredSubschemas(member.value(), dialect);
   }
   return out;
 }
@@ -163,7 +180,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
              schema.warnings().size());
 
   if (!HasNestedSchemaKeyword(*doc, true) && !HasMalformedAnchor(*doc)) {
-    FUZZ_CHECK(Metaschema(schema.dialect()).IsValid(WithoutDefinitions(*doc)),
+    FUZZ_CHECK(Metaschema(schema.dialect())
+                   .IsValid(WithoutIgnoredSubschemas(*doc, schema.dialect())),
                "compiled a schema its %s metaschema refuses: %s",
                schema.dialect() == Dialect::kDraft7 ? "draft-07" : "2020-12",
                TruncatedJson(*doc, 400).c_str());
