@@ -116,7 +116,7 @@ bool HasMalformedAnchor(const Json& value) {
 }
 
 // `value` with every subschema that cannot affect validation replaced by
-// `true`: definitions (read only when a $ref reaches them), "then"/"else"
+// `true` (definitions: emptied): definitions (read only when a $ref reaches them), "then"/"else"
 // without "if", draft-07 "additionalItems" without an "items" array and
 // the siblings of a draft-07 "$ref", and "contentSchema" (an annotation).
 // Compile does not read those, so a bad keyword inside one compiles (see
@@ -141,15 +141,20 @@ Json WithoutIgnoredSubschemas(const Json& value, Dialect dialect) {
   Json out = Json::object();
   for (const auto& member : value.items()) {
     const std::string& key = member.key();
+    const bool definitions = (key == "$defs" || key == "definitions") &&
+                             member.value().is_object();
     const bool ignored =
-        ((key == "$defs" || key == "definitions") &&
-         member.value().is_object()) ||
         ((key == "then" || key == "else") && !value.contains("if")) ||
         (dialect == Dialect::kDraft7 && key == "additionalItems" &&
          !items_array) ||
         key == "contentSchema";
-    out[key] = ignored ? Json(true)
-                       : WithoutIgnoredSubschemas(member.value(), dialect);
+    if (definitions) {
+      out[key] = Json::object();
+    } else if (ignored) {
+      out[key] = true;
+    } else {
+      out[key] = WithoutIgnoredSubschemas(member.value(), dialect);
+    }
   }
   return out;
 }
