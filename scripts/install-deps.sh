@@ -10,6 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-grpcio python3-protobuf jq
   libcmark-dev
+  clang-14 libclang-rt-14-dev lld-14  # tests/fuzz: libFuzzer, ASan, UBSan
 )
 
 missing=()
