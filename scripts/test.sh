@@ -71,7 +71,7 @@ if [ -z "${TOOLGATE_QUICK:-}" ]; then
   cache="$HOME/.cache"
   bazel_suite "asan+ubsan" "$cache/toolgate-bazel-asan" "//..." --config=asan
   bazel_suite "tsan" "$cache/toolgate-bazel-tsan" \
-    "//core/run/... //core/engine/... //core/snapshot/... //server/... //tests/integration/..." \
+    "//core/run/... //core/engine/... //core/snapshot/... //core/schema/..." \
     --config=tsan
   script_stage "soak smoke (20k calls)" bench/soak/run_soak.sh 20000
 fi
