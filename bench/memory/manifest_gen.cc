@@ -13,7 +13,7 @@ std::string Pattern(size_t k) {
 
 }  // namespace
 
-std::string GenerateManifest(const ManifestGenOptions &options) {
+std::string GenerateManifest(const ManifestGenOptions& options) {
   std::string out = R"({"tools":[)";
   for (size_t i = 0; i < options.tools; ++i) {
     const size_t k =

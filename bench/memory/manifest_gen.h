@@ -23,7 +23,7 @@ struct ManifestGenOptions {
 };
 
 // MCP `tools/list` JSON; with the defaults about 189 KB.
-std::string GenerateManifest(const ManifestGenOptions &options);
+std::string GenerateManifest(const ManifestGenOptions& options);
 
 }  // namespace bench
 }  // namespace toolgate

@@ -5,8 +5,12 @@
 //   bytes_to_verdict SCHEMA.json INSTANCES.jsonl [PASSES]
 //
 // Prints one JSON line: {"instances","valid","passes","parse_validate_ns",
-// "validate_ns"}. One untimed warm-up pass precedes the timed ones.
+// "validate_ns","max_steps"}. One untimed warm-up pass precedes the timed
+// ones; max_steps (the most evaluation steps any instance needed, against
+// CompileOptions::max_evaluation_steps) is counted after them, untimed.
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -86,10 +90,15 @@ int main(int argc, char** argv) {
   for (int p = 0; p < passes; ++p) valid = run_validate();
   const auto t2 = std::chrono::steady_clock::now();
   const size_t n = lines.size() * static_cast<size_t>(passes);
+  uint64_t max_steps = 0;  // Untimed: the most budget any instance used.
+  for (const Json& j : parsed) {
+    max_steps = std::max(max_steps, (*schema)->EvaluationSteps(j));
+  }
   std::printf(
       "{\"instances\":%zu,\"valid\":%zu,\"passes\":%d,"
-      "\"parse_validate_ns\":%.1f,\"validate_ns\":%.1f}\n",
+      "\"parse_validate_ns\":%.1f,\"validate_ns\":%.1f,"
+      "\"max_steps\":%llu}\n",
       lines.size(), valid, passes, NsPerInstance(t1 - t0, n),
-      NsPerInstance(t2 - t1, n));
+      NsPerInstance(t2 - t1, n), static_cast<unsigned long long>(max_steps));
   return 0;
 }

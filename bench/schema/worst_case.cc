@@ -5,7 +5,7 @@
 // see), in-place fan-out just under max_fanout, and keywords whose cost
 // per evaluation grows with the schema (enum, required, patternProperties).
 //
-//   worst_case [REPEATS]
+//   worst_case [REPEATS [CASE]]
 //
 // Prints one line per case: instance bytes, steps, and the median thread
 // CPU time of IsValid and of Validate (all errors, at most 20).
@@ -28,7 +28,7 @@ namespace {
 using toolgate::Json;
 using toolgate::schema::Schema;
 
-double MedianMs(int repeats, const std::function<void()> &f) {
+double MedianMs(int repeats, const std::function<void()>& f) {
   std::vector<double> ms;
   for (int r = 0; r < repeats; ++r) {
     timespec t0, t1;
@@ -44,11 +44,13 @@ double MedianMs(int repeats, const std::function<void()> &f) {
 
 }  // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 9;
+  const std::string only = argc > 2 ? argv[2] : "";
   std::printf("%-28s %8s %10s %10s %12s\n", "case", "bytes", "steps",
               "IsValid_ms", "Validate_ms");
-  for (const auto &c : toolgate::bench::WorstCaseSchemas()) {
+  for (const auto& c : toolgate::bench::WorstCaseSchemas()) {
+    if (!only.empty() && c.name != only) continue;
     auto schema = Schema::Compile(Json::parse(c.schema));
     if (!schema.ok()) {
       std::printf("%-28s refused: %s\n", c.name.c_str(),

@@ -6,7 +6,7 @@ namespace toolgate {
 namespace bench {
 namespace {
 
-std::string Nested(const std::string &open, const std::string &close,
+std::string Nested(const std::string& open, const std::string& close,
                    int depth) {
   std::string out;
   for (int i = 0; i < depth; ++i) out += open;
@@ -19,8 +19,8 @@ std::string Nested(const std::string &open, const std::string &close,
 // level: width^depth evaluations, while each location's in-place fan-out
 // stays tiny. `extra` adds keywords to every evaluation of `s`; `child`
 // moves one level down: "items", or else the property "a".
-std::string Multiplying(int width, const std::string &child,
-                        const std::string &extra) {
+std::string Multiplying(int width, const std::string& child,
+                        const std::string& extra) {
   const std::string ref = R"({"$ref":"#/$defs/s"})";
   std::string all;
   for (int i = 0; i < width; ++i) {

@@ -19,8 +19,8 @@ using ::testing::HasSubstr;
 
 // `levels` definitions d0..d{levels-1}, each applying the next `width`
 // times through `keyword` ("allOf", "anyOf", "oneOf"), ending in `leaf`.
-std::string Chain(const std::string &keyword, int levels, int width,
-                  const std::string &leaf = R"({"type":"integer"})") {
+std::string Chain(const std::string& keyword, int levels, int width,
+                  const std::string& leaf = R"({"type":"integer"})") {
   std::string defs;
   for (int i = 0; i < levels; ++i) {
     std::string refs;
@@ -35,9 +35,9 @@ std::string Chain(const std::string &keyword, int levels, int width,
 }
 
 struct TooComplexCase {
-  const char *name;
+  const char* name;
   std::string schema;
-  const char *pointer;  // The smallest subschema over the bound.
+  const char* pointer;  // The smallest subschema over the bound.
 };
 
 class TooComplexTest : public ::testing::TestWithParam<TooComplexCase> {};
@@ -109,10 +109,10 @@ INSTANTIATE_TEST_SUITE_P(
                        R"({"properties":{"p":{"$ref":"#/$defs/d0"}},)" +
                            Chain("anyOf", 30, 2).substr(1),
                        "/$defs/d17"}),
-    [](const auto &info) { return std::string(info.param.name); });
+    [](const auto& info) { return std::string(info.param.name); });
 
 struct AcceptedCase {
-  const char *name;
+  const char* name;
   std::string schema;
   std::string valid;    // An instance that must be valid.
   std::string invalid;  // One that must not be.
@@ -170,7 +170,7 @@ INSTANTIATE_TEST_SUITE_P(
             R"({"type":"object","properties":{"a":{"anyOf":[
                          {"type":"string"},{"$ref":"#"}]}}})",
             R"({"type":"text"})"}),
-    [](const auto &info) { return std::string(info.param.name); });
+    [](const auto& info) { return std::string(info.param.name); });
 
 TEST(FanoutTest, LimitIsAnOption) {
   CompileOptions options;
@@ -193,7 +193,7 @@ constexpr uint64_t kTenMillisecondsOfSteps = 1000000;
 TEST(BudgetTest, WorstAcceptedSchemasStopWithinTheDefaultBudget) {
   const uint64_t budget = CompileOptions().max_evaluation_steps;
   ASSERT_LE(budget, kTenMillisecondsOfSteps);
-  for (const auto &c : bench::WorstCaseSchemas()) {
+  for (const auto& c : bench::WorstCaseSchemas()) {
     SCOPED_TRACE(c.name);
     ASSERT_LE(c.instance.size(), 200u);
     auto s = Schema::Compile(Json::parse(c.schema));
@@ -247,7 +247,7 @@ TEST(BudgetTest, StepsChargeSchemaSizedLoops) {
       {R"({"pattern":"a"})", absl::StrCat("\"", std::string(8000, 'b'), "\""),
        1000},
   };
-  for (const Case &c : cases) {
+  for (const Case& c : cases) {
     SCOPED_TRACE(c.schema.substr(0, 40));
     auto s = Schema::Compile(Json::parse(c.schema));
     ASSERT_TRUE(s.ok()) << s.status();

@@ -57,7 +57,7 @@ struct CompileOptions {
   // instance chooses (enum members compared, required names looked up,
   // patternProperties matched, string bytes scanned, violations built). A
   // step is about 10 ns of CPU, so the default caps a call near 5 ms; the
-  // heaviest instance of the bench corpora needs about 10,000. Fan-out
+  // heaviest instance of the bench corpora needs about 12,000. Fan-out
   // across instance depth (anyOf over items that recurse) escapes the
   // compile-time max_fanout; past this budget the instance is refused as
   // invalid with an "evaluation_limit" violation.

@@ -149,6 +149,7 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
   s->tools_.shrink_to_fit();
   s->tool_names_.shrink_to_fit();
   s->lower_tool_names_.shrink_to_fit();
+  s->canonical_json_.shrink_to_fit();  // Built by appending: up to 2x slack.
   s->warnings_.shrink_to_fit();
   return std::shared_ptr<const Snapshot>(std::move(s));
 }

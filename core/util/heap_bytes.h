@@ -24,13 +24,13 @@ inline size_t Chunk(size_t n) {
 }
 
 // A std::string's own allocation (none within the 15-byte inline buffer).
-inline size_t Str(const std::string &s) {
+inline size_t Str(const std::string& s) {
   return s.capacity() > 15 ? Chunk(s.capacity() + 1) : 0;
 }
 
 // A vector's array, not what its elements own.
 template <typename T>
-size_t Vec(const std::vector<T> &v) {
+size_t Vec(const std::vector<T>& v) {
   return Chunk(v.capacity() * sizeof(T));
 }
 
@@ -38,20 +38,20 @@ size_t Vec(const std::vector<T> &v) {
 inline size_t MapNode(size_t value_size) { return Chunk(32 + value_size); }
 
 // What a Json value owns beyond its 16 inline bytes.
-inline size_t JsonOwned(const Json &j) {
+inline size_t JsonOwned(const Json& j) {
   switch (j.type()) {
     case Json::value_t::string:
-      return Chunk(sizeof(std::string)) + Str(j.get_ref<const std::string &>());
+      return Chunk(sizeof(std::string)) + Str(j.get_ref<const std::string&>());
     case Json::value_t::array: {
-      const auto &a = j.get_ref<const Json::array_t &>();
+      const auto& a = j.get_ref<const Json::array_t&>();
       size_t n = Chunk(sizeof(Json::array_t)) + Vec(a);
-      for (const Json &e : a) n += JsonOwned(e);
+      for (const Json& e : a) n += JsonOwned(e);
       return n;
     }
     case Json::value_t::object: {
-      const auto &o = j.get_ref<const Json::object_t &>();
+      const auto& o = j.get_ref<const Json::object_t&>();
       size_t n = Chunk(sizeof(Json::object_t));
-      for (const auto &[k, v] : o) {
+      for (const auto& [k, v] : o) {
         n +=
             MapNode(sizeof(std::string) + sizeof(Json)) + Str(k) + JsonOwned(v);
       }

@@ -22,7 +22,7 @@ template <typename T>
 class WeakIntern {
  public:
   // The live value for `key`, or null.
-  std::shared_ptr<const T> Find(const std::string &key) {
+  std::shared_ptr<const T> Find(const std::string& key) {
     absl::MutexLock lock(&mu_);
     auto it = map_.find(key);
     return it == map_.end() ? nullptr : it->second.lock();
@@ -30,16 +30,16 @@ class WeakIntern {
 
   // Interns `value` unless an equal key is live (another thread built it
   // first); returns the value to use either way.
-  std::shared_ptr<const T> Insert(const std::string &key,
+  std::shared_ptr<const T> Insert(const std::string& key,
                                   std::shared_ptr<const T> value) {
     absl::MutexLock lock(&mu_);
-    std::weak_ptr<const T> &slot = map_[key];
+    std::weak_ptr<const T>& slot = map_[key];
     if (auto live = slot.lock()) return live;
     slot = value;
     // Forget freed keys whenever the map doubles: amortized O(1) per
     // insert, and never more than twice the live keys (plus a floor).
     if (map_.size() >= sweep_at_) {
-      absl::erase_if(map_, [](const auto &kv) { return kv.second.expired(); });
+      absl::erase_if(map_, [](const auto& kv) { return kv.second.expired(); });
       sweep_at_ = std::max(kMinSweep, 2 * map_.size());
     }
     return value;
@@ -49,7 +49,7 @@ class WeakIntern {
   size_t LiveCount() {
     absl::MutexLock lock(&mu_);
     return std::count_if(map_.begin(), map_.end(),
-                         [](const auto &kv) { return !kv.second.expired(); });
+                         [](const auto& kv) { return !kv.second.expired(); });
   }
 
  private:

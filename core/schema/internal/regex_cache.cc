@@ -17,8 +17,8 @@ namespace schema {
 namespace internal {
 namespace {
 
-WeakIntern<RE2> &Cache() {
-  static auto *const cache = new WeakIntern<RE2>();
+WeakIntern<RE2>& Cache() {
+  static auto* const cache = new WeakIntern<RE2>();
   return *cache;
 }
 
@@ -40,7 +40,7 @@ absl::StatusOr<std::shared_ptr<const RE2>> InternEcmaRegex(
                         std::shared_ptr<const RE2>(*std::move(re)));
 }
 
-size_t RegexBytes(const RE2 &re) {
+size_t RegexBytes(const RE2& re) {
   // RE2 20220601 measured with mallinfo2 once it has matched (its DFA
   // state is built on first use, about doubling it): ~2.5 KB fixed and
   // ~75 bytes per program instruction; 3.4-3.9 KB for a short id or email
