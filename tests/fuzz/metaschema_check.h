@@ -7,6 +7,13 @@
 //    definitions (read only when a $ref reaches them), "then"/"else"
 //    without "if", "contentSchema" (an annotation), and in draft-07
 //    "additionalItems" without an "items" array and the siblings of "$ref";
+//  * members whose value Compile never reads, so never checks: the
+//    annotations (title, description, $comment, default, examples,
+//    deprecated, readOnly, writeOnly, contentMediaType, contentEncoding,
+//    $vocabulary, and "format" unless it asserts), "$defs"/"definitions"
+//    that are not objects, and in a 2020-12 schema the older keywords its
+//    metaschema still describes (definitions, dependencies, $recursiveRef,
+//    $recursiveAnchor), which Compile only warns about;
 //  * keyword values the metaschema refuses but Compile accepts with
 //    harmless meaning (findings): "$anchor"/"$dynamicAnchor" strings that
 //    are not anchor names, empty or repeated "type" arrays (nothing valid /
@@ -68,13 +75,38 @@ inline Json Deduplicated(const Json& array) {
   return out;
 }
 
-inline Json ForMetaschemaCheck(const Json& value, schema::Dialect dialect);
+struct MetaCheckOptions {
+  schema::Dialect dialect = schema::Dialect::kDraft2020_12;
+  bool format_assertion = false;
+};
+
+inline Json ForMetaschemaCheck(const Json& value, const MetaCheckOptions& o);
+
+// Members Compile never reads the value of.
+inline bool Unread(const std::string& key, const Json& member,
+                   const MetaCheckOptions& o) {
+  static const char* const kAnnotations[] = {
+      "title",    "description", "$comment",         "default",
+      "examples", "deprecated",  "readOnly",         "writeOnly",
+      "contentMediaType", "contentEncoding", "$vocabulary"};
+  for (const char* a : kAnnotations) {
+    if (key == a) return true;
+  }
+  if (key == "format") return !o.format_assertion;
+  if ((key == "$defs" || key == "definitions") && !member.is_object()) {
+    return true;
+  }
+  return o.dialect == schema::Dialect::kDraft2020_12 &&
+         (key == "definitions" || key == "dependencies" ||
+          key == "$recursiveRef" || key == "$recursiveAnchor");
+}
 
 // One member of an object, as the check sees it; false drops it.
 inline bool CheckedMember(const Json& object, const std::string& key,
-                          const Json& member, schema::Dialect dialect,
+                          const Json& member, const MetaCheckOptions& o,
                           Json* out) {
-  const bool draft7 = dialect == schema::Dialect::kDraft7;
+  const bool draft7 = o.dialect == schema::Dialect::kDraft7;
+  if (Unread(key, member, o)) return false;
   const auto items = object.find("items");
   const bool items_array = items != object.end() && items->is_array();
   if ((key == "$defs" || key == "definitions") && member.is_object()) {
@@ -95,35 +127,35 @@ inline bool CheckedMember(const Json& object, const std::string& key,
     for (const auto& dep : member.items()) {
       (*out)[dep.key()] = dep.value().is_array()
                               ? Deduplicated(dep.value())
-                              : ForMetaschemaCheck(dep.value(), dialect);
+                              : ForMetaschemaCheck(dep.value(), o);
     }
   } else if ((key == "prefixItems" || (draft7 && key == "items")) &&
              member.is_array() && member.empty()) {
     return false;
   } else {
-    *out = ForMetaschemaCheck(member, dialect);
+    *out = ForMetaschemaCheck(member, o);
   }
   return true;
 }
 
-inline Json ForMetaschemaCheck(const Json& value, schema::Dialect dialect) {
+inline Json ForMetaschemaCheck(const Json& value, const MetaCheckOptions& o) {
   if (value.is_array()) {
     Json out = Json::array();
     for (const Json& item : value) {
-      out.push_back(ForMetaschemaCheck(item, dialect));
+      out.push_back(ForMetaschemaCheck(item, o));
     }
     return out;
   }
   if (!value.is_object()) return value;
   const auto ref = value.find("$ref");
-  if (dialect == schema::Dialect::kDraft7 && ref != value.end() &&
+  if (o.dialect == schema::Dialect::kDraft7 && ref != value.end() &&
       ref->is_string()) {
     return Json{{"$ref", *ref}};
   }
   Json out = Json::object();
   for (const auto& member : value.items()) {
     Json checked;
-    if (CheckedMember(value, member.key(), member.value(), dialect, &checked)) {
+    if (CheckedMember(value, member.key(), member.value(), o, &checked)) {
       out[member.key()] = std::move(checked);
     }
   }

@@ -86,7 +86,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
              schema.warnings().size());
 
   if (!fuzz::HasNestedSchemaKeyword(*doc)) {
-    const Json checked = fuzz::ForMetaschemaCheck(*doc, schema.dialect());
+    const Json checked = fuzz::ForMetaschemaCheck(
+        *doc, {schema.dialect(), options.format_assertion});
     FUZZ_CHECK(Metaschema(schema.dialect()).IsValid(checked),
                "compiled a schema its %s metaschema refuses: %s",
                schema.dialect() == Dialect::kDraft7 ? "draft-07" : "2020-12",
