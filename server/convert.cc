@@ -22,7 +22,7 @@ grpc::Status ToGrpc(const absl::Status& status) {
                       std::string(status.message()));
 }
 
-CancelToken ToCancelToken(grpc::ServerContext* context) {
+CancelToken ToCancelToken(grpc::ServerContextBase* context) {
   if (context == nullptr) return CancelToken();
   const auto deadline = context->deadline();
   return CancelToken([context] { return context->IsCancelled(); },

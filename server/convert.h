@@ -17,7 +17,7 @@ grpc::Status ToGrpc(const absl::Status& status);
 // What the engine checks to learn that the caller has gone: the call's
 // cancellation (client cancel, or gRPC's own deadline enforcement) and its
 // deadline. A null context never cancels.
-CancelToken ToCancelToken(grpc::ServerContext* context);
+CancelToken ToCancelToken(grpc::ServerContextBase* context);
 
 // UNSPECIFIED means AUTO.
 ManifestFormat FromProto(v1::ManifestFormat format);

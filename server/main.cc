@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -47,11 +48,18 @@ struct Running {
   grpc::Server *server;
 };
 
-// Stop accepting, give in-flight calls the grace period, and make sure the
+// Announce the drain, keep answering for the notice period, then stop
+// accepting and give in-flight calls the rest of the grace period; the
 // process is gone shortly after it whatever a handler is still doing.
+// Why the notice: gRPC cancels every call whose request it has not read
+// when Shutdown begins. On a busy server a request can wait tens of ms in
+// the socket before gRPC reads it, so a call sent well before the signal
+// was cancelled; during the notice such calls are read and answered, and
+// clients that watch health move away.
 void Drain(const Running &r, int sig) {
   std::cerr << "toolgate: signal " << sig << ", draining\n";
   r.server->GetHealthCheckService()->SetServingStatus(false);
+  const auto start = std::chrono::system_clock::now();
   const auto grace = std::chrono::seconds(r.options->shutdown_grace_seconds);
   std::thread([grace, audit = r.audit] {
     std::this_thread::sleep_for(grace + std::chrono::milliseconds(250));
@@ -59,7 +67,9 @@ void Drain(const Running &r, int sig) {
     std::cerr << "toolgate: grace period over, exiting\n";
     _exit(0);
   }).detach();
-  r.server->Shutdown(std::chrono::system_clock::now() + grace);
+  std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(
+      grace, std::chrono::milliseconds(r.options->drain_notice_ms)));
+  r.server->Shutdown(start + grace);
 }
 
 void HandleSignals(Running r) {

@@ -82,6 +82,9 @@ const std::map<std::string, Setter>& Setters() {
       {"shutdown_grace_seconds",
        Number<int>([](ServerOptions* o) { return &o->shutdown_grace_seconds; },
                    0, 3600)},
+      {"drain_notice_ms",
+       Number<int>([](ServerOptions* o) { return &o->drain_notice_ms; }, 0,
+                   3600 * 1000)},
   };
   return *kSetters;
 }
@@ -141,6 +144,7 @@ std::string ServerUsage() {
          "                [--result_schema_cache_bytes N]\n"
          "                [--max_send_message_bytes N] [--audit_log PATH|-]\n"
          "                [--port_file PATH] [--shutdown_grace_seconds N]\n"
+         "                [--drain_notice_ms N]\n"
          "                [--admin_token_file PATH] "
          "[--snapshot_create admin|any]\n";
 }

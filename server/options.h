@@ -19,6 +19,10 @@ struct ServerOptions {
   std::string port_file;                   // Written with the bound port.
   EngineOptions engine;
   int shutdown_grace_seconds = 10;
+  // After SIGTERM, how long the server goes on accepting (health already
+  // NOT_SERVING) before it stops: calls already on the wire are read and
+  // answered instead of cancelled. Counted within the grace period.
+  int drain_notice_ms = 1000;
   std::string admin_token_file;  // Empty: admin only on a local listener.
   bool snapshot_create_admin = true;  // --snapshot_create=admin|any.
   // Largest response the server sends; a bigger one fails that call with

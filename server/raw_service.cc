@@ -1,10 +1,12 @@
 #include "server/raw_service.h"
 
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "grpcpp/support/method_handler.h"
+#include "grpcpp/impl/codegen/server_callback_handlers.h"
 #include "grpcpp/support/proto_buffer_reader.h"
 #include "server/request_diagnosis.h"
 
@@ -28,34 +30,61 @@ grpc::Status ParseRequest(const grpc::ByteBuffer& bytes,
       DiagnoseUnparsableRequest(raw, *request->GetDescriptor()));
 }
 
+namespace {
+
+// One unary RPC served as a client stream of one message; see raw_service.h.
+class OneMessageReactor final
+    : public grpc::ServerReadReactor<grpc::ByteBuffer> {
+ public:
+  using Handle = std::function<grpc::Status(const grpc::ByteBuffer&)>;
+  explicit OneMessageReactor(Handle handle) : handle_(std::move(handle)) {
+    StartRead(&bytes_);
+  }
+  void OnReadDone(bool ok) override {
+    // No message: the caller half-closed without one or the call is gone.
+    Finish(ok ? handle_(bytes_)
+              : grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                             "the call carried no request message"));
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  const Handle handle_;
+  grpc::ByteBuffer bytes_;
+};
+
+}  // namespace
+
 template <typename Request, typename Response>
 void RawToolGateService::Add(
     const char* name,
-    grpc::Status (v1::ToolGate::Service::*method)(grpc::ServerContext*,
-                                                  const Request*, Response*)) {
+    grpc::Status (ToolGateService::*method)(grpc::ServerContextBase*,
+                                            const Request*, Response*)) {
   methods_.push_back(name);
   paths_.push_back(
       absl::StrCat("/", v1::ToolGate::service_full_name(), "/", name));
-  v1::ToolGate::Service* typed = typed_;
   AddMethod(new grpc::internal::RpcServiceMethod(
-      paths_.back().c_str(), grpc::internal::RpcMethod::NORMAL_RPC,
-      new grpc::internal::RpcMethodHandler<RawToolGateService, grpc::ByteBuffer,
-                                           Response>(
-          [typed, method](RawToolGateService*, grpc::ServerContext* context,
-                          const grpc::ByteBuffer* bytes, Response* response) {
-            Request request;
-            if (grpc::Status parsed = ParseRequest(*bytes, &request);
-                !parsed.ok()) {
-              return parsed;
-            }
-            return (typed->*method)(context, &request, response);
-          },
-          this)));
+      paths_.back().c_str(), grpc::internal::RpcMethod::CLIENT_STREAMING,
+      nullptr));
+  ToolGateService* typed = typed_;
+  MarkMethodCallback(
+      static_cast<int>(methods_.size() - 1),
+      new grpc::internal::CallbackClientStreamingHandler<grpc::ByteBuffer,
+                                                         Response>(
+          [typed, method](grpc::CallbackServerContext* context,
+                          Response* response) {
+            return new OneMessageReactor([typed, method, context, response](
+                                             const grpc::ByteBuffer& bytes) {
+              Request request;
+              grpc::Status status = ParseRequest(bytes, &request);
+              if (!status.ok()) return status;
+              return (typed->*method)(context, &request, response);
+            });
+          }));
 }
 
-RawToolGateService::RawToolGateService(v1::ToolGate::Service* typed)
-    : typed_(typed) {
-  using S = v1::ToolGate::Service;
+RawToolGateService::RawToolGateService(ToolGateService* typed) : typed_(typed) {
+  using S = ToolGateService;
   // One line per RPC of the proto; raw_service_test checks none is missing.
   Add("CreateSnapshot", &S::CreateSnapshot);
   Add("GetSnapshot", &S::GetSnapshot);

@@ -12,12 +12,20 @@
 //  - Server interceptors see a request only once it has parsed.
 //  - Turning `string` fields into `bytes` would change the public contract
 //    for every client, and lose protobuf's check where it is right.
-//  - Raw methods of the generated code are async or callback only, which
-//    would change the threading of the whole server.
 // So each method is registered here, as generated code registers them, but
-// with grpc::ByteBuffer as the request type (grpc::internal::RpcMethodHandler
-// is the same class every generated synchronous service uses); the bytes
-// are parsed here and the typed service is called as before.
+// with grpc::ByteBuffer as the request type; the bytes are parsed here and
+// the typed service is called.
+//
+// Every method uses gRPC's callback API and is registered as a client
+// stream that carries exactly one message (on the wire a unary call and a
+// one-message client stream are the same), for the drain: gRPC 1.51 hands
+// a unary call to the server only once its request has fully arrived, and
+// Server::Shutdown cancels every call it has not yet handed over: the
+// synchronous server's queue of calls waiting for a thread, and any request
+// still arriving. Under load a SIGTERM cancelled calls sent 100+ ms before
+// it. A callback stream is handed over when its headers arrive, and a call
+// handed over finishes within the grace period. The (bounded, CPU-only)
+// decision runs on gRPC's callback thread.
 //
 // Thread-safety: as the typed service it wraps.
 #ifndef TOOLGATE_SERVER_RAW_SERVICE_H_
@@ -29,6 +37,7 @@
 
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/impl/service_type.h"
+#include "server/service.h"
 #include "toolgate/v1/toolgate.grpc.pb.h"
 
 namespace toolgate {
@@ -42,7 +51,7 @@ grpc::Status ParseRequest(const grpc::ByteBuffer& bytes,
 class RawToolGateService final : public grpc::Service {
  public:
   // Forwards every RPC to `typed`, which must outlive this service.
-  explicit RawToolGateService(v1::ToolGate::Service* typed);
+  explicit RawToolGateService(ToolGateService* typed);
 
   // The RPC names registered ("CreateSnapshot", ...), in proto order.
   const std::vector<std::string>& methods() const { return methods_; }
@@ -50,11 +59,10 @@ class RawToolGateService final : public grpc::Service {
  private:
   template <typename Request, typename Response>
   void Add(const char* name,
-           grpc::Status (v1::ToolGate::Service::*method)(grpc::ServerContext*,
-                                                         const Request*,
-                                                         Response*));
+           grpc::Status (ToolGateService::*method)(grpc::ServerContextBase*,
+                                                   const Request*, Response*));
 
-  v1::ToolGate::Service* const typed_;
+  ToolGateService* const typed_;
   std::vector<std::string> methods_;
   // gRPC keeps a pointer to each method's path: a deque never moves them.
   std::deque<std::string> paths_;

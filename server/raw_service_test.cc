@@ -23,7 +23,7 @@ TEST(RawToolGateService, ServesEveryRpcOfTheProto) {
   for (int i = 0; i < proto->method_count(); ++i) {
     want.push_back(proto->method(i)->name());
   }
-  v1::ToolGate::Service typed;
+  ToolGateService typed(nullptr, nullptr, SnapshotCreate::kAdmin);
   RawToolGateService raw(&typed);
   EXPECT_EQ(raw.methods(), want);
 }

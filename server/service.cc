@@ -9,7 +9,7 @@ namespace toolgate {
 namespace server {
 
 absl::Status ToolGateService::CheckAdmin(
-    const grpc::ServerContext& context) const {
+    const grpc::ServerContextBase& context) const {
   const auto& metadata = context.client_metadata();
   auto it = metadata.find("authorization");
   absl::string_view value;
@@ -18,7 +18,7 @@ absl::Status ToolGateService::CheckAdmin(
 }
 
 grpc::Status ToolGateService::CreateSnapshot(
-    grpc::ServerContext* context, const v1::CreateSnapshotRequest* request,
+    grpc::ServerContextBase* context, const v1::CreateSnapshotRequest* request,
     v1::CreateSnapshotResponse* response) {
   const absl::Status admin = CheckAdmin(*context);
   if (!admin.ok() && snapshot_create_ == SnapshotCreate::kAdmin) {
@@ -40,7 +40,7 @@ grpc::Status ToolGateService::CreateSnapshot(
   return grpc::Status::OK;
 }
 
-grpc::Status ToolGateService::GetSnapshot(grpc::ServerContext*,
+grpc::Status ToolGateService::GetSnapshot(grpc::ServerContextBase*,
                                           const v1::GetSnapshotRequest* request,
                                           v1::GetSnapshotResponse* response) {
   auto snapshot = engine_->GetSnapshot(request->snapshot_id(), request->name());
@@ -55,7 +55,7 @@ grpc::Status ToolGateService::GetSnapshot(grpc::ServerContext*,
 }
 
 grpc::Status ToolGateService::ListSnapshots(
-    grpc::ServerContext*, const v1::ListSnapshotsRequest* request,
+    grpc::ServerContextBase*, const v1::ListSnapshotsRequest* request,
     v1::ListSnapshotsResponse* response) {
   auto page =
       engine_->ListSnapshots(request->page_size(), request->page_token());
@@ -70,7 +70,7 @@ grpc::Status ToolGateService::ListSnapshots(
   return grpc::Status::OK;
 }
 
-grpc::Status ToolGateService::OpenRun(grpc::ServerContext*,
+grpc::Status ToolGateService::OpenRun(grpc::ServerContextBase*,
                                       const v1::OpenRunRequest* request,
                                       v1::OpenRunResponse* response) {
   std::map<std::string, std::string> context(request->context().begin(),
@@ -88,20 +88,21 @@ grpc::Status ToolGateService::OpenRun(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status ToolGateService::CloseRun(grpc::ServerContext*,
+grpc::Status ToolGateService::CloseRun(grpc::ServerContextBase*,
                                        const v1::CloseRunRequest* request,
                                        v1::CloseRunResponse*) {
   return ToGrpc(engine_->CloseRun(request->run_id(), request->run_token()));
 }
 
-grpc::Status ToolGateService::ResetRun(grpc::ServerContext*,
+grpc::Status ToolGateService::ResetRun(grpc::ServerContextBase*,
                                        const v1::ResetRunRequest* request,
                                        v1::ResetRunResponse*) {
   return ToGrpc(engine_->ResetRun(request->run_id(), request->run_token()));
 }
 
 grpc::Status ToolGateService::ValidateToolCall(
-    grpc::ServerContext* context, const v1::ValidateToolCallRequest* request,
+    grpc::ServerContextBase* context,
+    const v1::ValidateToolCallRequest* request,
     v1::ValidateToolCallResponse* response) {
   auto engine_request = FromProto(*request);
   engine_request.cancel = ToCancelToken(context);
@@ -112,7 +113,7 @@ grpc::Status ToolGateService::ValidateToolCall(
 }
 
 grpc::Status ToolGateService::ExtractVerdict(
-    grpc::ServerContext* context, const v1::ExtractVerdictRequest* request,
+    grpc::ServerContextBase* context, const v1::ExtractVerdictRequest* request,
     v1::ExtractVerdictResponse* response) {
   auto engine_request = FromProto(*request);
   engine_request.cancel = ToCancelToken(context);
@@ -123,7 +124,8 @@ grpc::Status ToolGateService::ExtractVerdict(
 }
 
 grpc::Status ToolGateService::ValidateToolOutput(
-    grpc::ServerContext* context, const v1::ValidateToolOutputRequest* request,
+    grpc::ServerContextBase* context,
+    const v1::ValidateToolOutputRequest* request,
     v1::ValidateToolOutputResponse* response) {
   auto engine_request = FromProto(*request);
   engine_request.cancel = ToCancelToken(context);

@@ -28,8 +28,10 @@ ServerProcess::ServerProcess(std::vector<std::string> extra_flags,
                std::to_string(reinterpret_cast<uintptr_t>(this));
   std::remove(port_file_.c_str());
   const std::string binary = Runfile("server/toolgate");
+  // No drain notice unless a test asks: most tests stop a quiet server.
   std::vector<std::string> args = {binary, "--listen=127.0.0.1:0",
-                                   "--port_file=" + port_file_};
+                                   "--port_file=" + port_file_,
+                                   "--drain_notice_ms=0"};
   args.insert(args.end(), extra_flags.begin(), extra_flags.end());
   int pipe_fds[2] = {-1, -1};
   if (broken_stderr && pipe(pipe_fds) != 0) return;

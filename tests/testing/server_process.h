@@ -13,8 +13,8 @@ namespace testutil {
 
 class ServerProcess {
  public:
-  // `extra_flags` are passed after --listen/--port_file (a later --listen
-  // overrides the loopback default). With `broken_stderr`, the server's
+  // `extra_flags` are passed after --listen, --port_file and
+  // --drain_notice_ms=0 (a later flag overrides those). With `broken_stderr`, the server's
   // stderr is a pipe nobody reads from (its reader exited): every write to
   // it fails with EPIPE, as when `--audit_log=-` is piped into a reader
   // that died.
