@@ -331,7 +331,7 @@ TEST(Signals, TermUnderLoadFinishesEveryCallSentBeforeIt) {
       }
     }
   }
-  EXPECT_GT(before, kCallers);
+  EXPECT_GE(before, kCallers);  // Every caller had a call out first.
   // Calls in flight at the signal were answered, not dropped.
   EXPECT_GT(answered_in_drain, 0);
 }
