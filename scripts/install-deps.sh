@@ -10,6 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-grpcio python3-protobuf jq
   libcmark-dev
+  prometheus-cpp-dev libcurl4-openssl-dev prometheus  # --metrics_listen; tests: curl, promtool
   clang-14 libclang-rt-14-dev lld-14  # tests/fuzz: libFuzzer, ASan, UBSan
 )
 

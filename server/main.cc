@@ -20,6 +20,7 @@
 #include "server/audit_log.h"
 #include "server/auth.h"
 #include "server/manifests.h"
+#include "server/metrics.h"
 #include "server/options.h"
 #include "server/raw_service.h"
 #include "server/service.h"
@@ -141,9 +142,16 @@ int Serve(const ServerOptions &options) {
                         options.snapshot_create_admin
                             ? SnapshotCreate::kAdmin
                             : SnapshotCreate::kAnyone);
+  std::unique_ptr<ServerMetrics> metrics;
+  if (!options.metrics_listen.empty()) {
+    auto served = ServerMetrics::Serve(options.metrics_listen, &engine);
+    if (!served.ok()) return Fail(served.status());
+    metrics = *std::move(served);
+    std::cerr << "toolgate: metrics on " << options.metrics_listen << "\n";
+  }
   // Parses requests itself: an unparsable one is INVALID_ARGUMENT naming
   // the field, not INTERNAL (see raw_service.h).
-  RawToolGateService service(&typed);
+  RawToolGateService service(&typed, metrics.get());
   std::unique_ptr<grpc::Server> server = Start(options, &service);
   if (server == nullptr) return 1;
   std::thread signals(HandleSignals,

@@ -42,6 +42,7 @@ const std::map<std::string, Setter>& Setters() {
       {"manifests", Text(&ServerOptions::manifests_dir)},
       {"audit_log", Text(&ServerOptions::audit_log)},
       {"port_file", Text(&ServerOptions::port_file)},
+      {"metrics_listen", Text(&ServerOptions::metrics_listen)},
       {"admin_token_file", Text(&ServerOptions::admin_token_file)},
       {"snapshot_create",
        [](const std::string& v, ServerOptions* o) {
@@ -144,7 +145,7 @@ std::string ServerUsage() {
          "                [--result_schema_cache_bytes N]\n"
          "                [--max_send_message_bytes N] [--audit_log PATH|-]\n"
          "                [--port_file PATH] [--shutdown_grace_seconds N]\n"
-         "                [--drain_notice_ms N]\n"
+         "                [--drain_notice_ms N] [--metrics_listen HOST:PORT]\n"
          "                [--admin_token_file PATH] "
          "[--snapshot_create admin|any]\n";
 }

@@ -17,6 +17,7 @@ struct ServerOptions {
   std::string manifests_dir;               // Empty: the embedded examples.
   std::string audit_log;                   // Empty: off; "-": stderr.
   std::string port_file;                   // Written with the bound port.
+  std::string metrics_listen;  // HOST:PORT serving /metrics; empty: off.
   EngineOptions engine;
   int shutdown_grace_seconds = 10;
   // After SIGTERM, how long the server goes on accepting (health already

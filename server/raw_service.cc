@@ -1,5 +1,6 @@
 #include "server/raw_service.h"
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <utility>
@@ -36,15 +37,14 @@ namespace {
 class OneMessageReactor final
     : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
-  using Handle = std::function<grpc::Status(const grpc::ByteBuffer&)>;
+  // `bytes` is null when the call carried no message.
+  using Handle = std::function<grpc::Status(const grpc::ByteBuffer* bytes)>;
   explicit OneMessageReactor(Handle handle) : handle_(std::move(handle)) {
     StartRead(&bytes_);
   }
   void OnReadDone(bool ok) override {
     // No message: the caller half-closed without one or the call is gone.
-    Finish(ok ? handle_(bytes_)
-              : grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                             "the call carried no request message"));
+    Finish(handle_(ok ? &bytes_ : nullptr));
   }
   void OnDone() override { delete this; }
 
@@ -52,6 +52,25 @@ class OneMessageReactor final
   const Handle handle_;
   grpc::ByteBuffer bytes_;
 };
+
+template <typename Request, typename Response>
+grpc::Status Serve(ToolGateService* typed,
+                   grpc::Status (ToolGateService::*method)(
+                       grpc::ServerContextBase*, const Request*, Response*),
+                   grpc::CallbackServerContext* context,
+                   const grpc::ByteBuffer* bytes, Response* response,
+                   ServerMetrics* metrics) {
+  if (bytes == nullptr) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "the call carried no request message");
+  }
+  Request request;
+  grpc::Status status = ParseRequest(*bytes, &request);
+  if (!status.ok()) return status;
+  status = (typed->*method)(context, &request, response);
+  if (status.ok() && metrics != nullptr) metrics->Decided(request, *response);
+  return status;
+}
 
 }  // namespace
 
@@ -67,23 +86,37 @@ void RawToolGateService::Add(
       paths_.back().c_str(), grpc::internal::RpcMethod::CLIENT_STREAMING,
       nullptr));
   ToolGateService* typed = typed_;
+  ServerMetrics* metrics = metrics_;
+  const int slot = ServerMetrics::RpcSlot(name);
   MarkMethodCallback(
       static_cast<int>(methods_.size() - 1),
       new grpc::internal::CallbackClientStreamingHandler<grpc::ByteBuffer,
                                                          Response>(
-          [typed, method](grpc::CallbackServerContext* context,
-                          Response* response) {
-            return new OneMessageReactor([typed, method, context, response](
-                                             const grpc::ByteBuffer& bytes) {
-              Request request;
-              grpc::Status status = ParseRequest(bytes, &request);
-              if (!status.ok()) return status;
-              return (typed->*method)(context, &request, response);
-            });
+          [typed, method, metrics, slot](grpc::CallbackServerContext* context,
+                                         Response* response) {
+            // Without metrics nothing is timed: the clock costs too.
+            const auto start = metrics != nullptr
+                                   ? std::chrono::steady_clock::now()
+                                   : std::chrono::steady_clock::time_point();
+            return new OneMessageReactor(
+                [typed, method, metrics, slot, context, response,
+                 start](const grpc::ByteBuffer* bytes) {
+                  grpc::Status status = Serve<Request>(
+                      typed, method, context, bytes, response, metrics);
+                  if (metrics != nullptr) {
+                    const std::chrono::duration<double> took =
+                        std::chrono::steady_clock::now() - start;
+                    metrics->Finished(slot, status, took.count(),
+                                      bytes == nullptr ? 0 : bytes->Length());
+                  }
+                  return status;
+                });
           }));
 }
 
-RawToolGateService::RawToolGateService(ToolGateService* typed) : typed_(typed) {
+RawToolGateService::RawToolGateService(ToolGateService* typed,
+                                       ServerMetrics* metrics)
+    : typed_(typed), metrics_(metrics) {
   using S = ToolGateService;
   // One line per RPC of the proto; raw_service_test checks none is missing.
   Add("CreateSnapshot", &S::CreateSnapshot);

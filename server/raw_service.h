@@ -37,6 +37,7 @@
 
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/impl/service_type.h"
+#include "server/metrics.h"
 #include "server/service.h"
 #include "toolgate/v1/toolgate.grpc.pb.h"
 
@@ -50,8 +51,11 @@ grpc::Status ParseRequest(const grpc::ByteBuffer& bytes,
 
 class RawToolGateService final : public grpc::Service {
  public:
-  // Forwards every RPC to `typed`, which must outlive this service.
-  explicit RawToolGateService(ToolGateService* typed);
+  // Forwards every RPC to `typed`, which must outlive this service, and
+  // reports each call to `metrics` (may be null: no metrics, nothing timed;
+  // else it must outlive the service too).
+  explicit RawToolGateService(ToolGateService* typed,
+                              ServerMetrics* metrics = nullptr);
 
   // The RPC names registered ("CreateSnapshot", ...), in proto order.
   const std::vector<std::string>& methods() const { return methods_; }
@@ -63,6 +67,7 @@ class RawToolGateService final : public grpc::Service {
                                                    const Request*, Response*));
 
   ToolGateService* const typed_;
+  ServerMetrics* const metrics_;
   std::vector<std::string> methods_;
   // gRPC keeps a pointer to each method's path: a deque never moves them.
   std::deque<std::string> paths_;

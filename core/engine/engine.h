@@ -191,6 +191,9 @@ class Engine {
 
   const EngineOptions& options() const { return options_; }
   const SchemaCache& result_schema_cache() const { return result_schemas_; }
+  // For the server's gauges (toolgate_snapshots, toolgate_open_runs).
+  size_t snapshot_count() const { return snapshots_.size(); }
+  size_t open_run_count() const { return runs_.size(); }
 
  private:
   struct Target {

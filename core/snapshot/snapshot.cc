@@ -293,6 +293,11 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::GetByName(
   return by_id_.at(it->second.id);
 }
 
+size_t SnapshotStore::size() const {
+  absl::MutexLock lock(&mu_);
+  return by_id_.size();
+}
+
 std::vector<std::shared_ptr<const Snapshot>> SnapshotStore::ListAfter(
     absl::string_view after_id, size_t max) const {
   absl::MutexLock lock(&mu_);

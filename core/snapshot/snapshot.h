@@ -132,6 +132,9 @@ class SnapshotStore {
   std::vector<std::shared_ptr<const Snapshot>> ListAfter(
       absl::string_view after_id, size_t max) const;
 
+  // How many snapshots are held (the toolgate_snapshots gauge).
+  size_t size() const;
+
  private:
   const SnapshotStoreOptions options_;
   mutable absl::Mutex mu_;

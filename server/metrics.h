@@ -1,0 +1,125 @@
+// Prometheus metrics of the sidecar (--metrics_listen=HOST:PORT serves
+// /metrics through prometheus-cpp's pull exposer).
+//
+// Everything is read from what each RPC returned (status, decision,
+// violation codes, repairs, loop state) and from the request's size: no
+// decision is made or changed here. Label values come from closed sets only
+// (the RPC names, the decision enums, gRPC status codes, toolgate's
+// documented violation codes and repair names; anything else is "other"):
+// a tool name or a model string from a request never becomes a label, so a
+// caller cannot grow the number of series.
+//
+// Every labelled child is created up front, so the hot path only touches
+// atomics (counters) and one short mutex per histogram child.
+//
+// Thread-safety: all methods may be called concurrently.
+#ifndef TOOLGATE_SERVER_METRICS_H_
+#define TOOLGATE_SERVER_METRICS_H_
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "core/engine/engine.h"
+#include "grpcpp/support/status.h"
+#include "prometheus/counter.h"
+#include "prometheus/exposer.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+#include "toolgate/v1/toolgate.pb.h"
+
+namespace toolgate {
+namespace server {
+
+class ServerMetrics {
+ public:
+  // The RPCs that get labels, in proto order; raw_service_test checks that
+  // every registered RPC is one of them.
+  static const std::vector<std::string>& RpcNames();
+  // Violation codes and repair names that are label values as they are.
+  static bool IsKnownViolationCode(absl::string_view code);
+  static bool IsKnownRepair(absl::string_view kind);
+
+  // Metrics without an endpoint (tests read them through Collect()).
+  // `engine` (not owned, must outlive this) feeds the gauges.
+  explicit ServerMetrics(const Engine* engine);
+  // Metrics served on `listen` (HOST:PORT); INVALID_ARGUMENT for an address
+  // that cannot be bound.
+  static absl::StatusOr<std::unique_ptr<ServerMetrics>> Serve(
+      const std::string& listen, const Engine* engine);
+  ~ServerMetrics();
+
+  // The index of `rpc` in RpcNames(), or -1.
+  static int RpcSlot(absl::string_view rpc);
+
+  // One finished call of RPC `slot`: its status, how long it took from the
+  // request's arrival, and the request's size on the wire.
+  void Finished(int slot, const grpc::Status& status, double seconds,
+                size_t input_bytes);
+
+  // What a successful call decided. Run-ending calls forget the run's kill
+  // switch state. Other RPCs decide nothing.
+  void Decided(const v1::ValidateToolCallRequest& request,
+               const v1::ValidateToolCallResponse& response);
+  void Decided(const v1::ExtractVerdictRequest& request,
+               const v1::ExtractVerdictResponse& response);
+  void Decided(const v1::ValidateToolOutputRequest& request,
+               const v1::ValidateToolOutputResponse& response);
+  void Decided(const v1::CloseRunRequest& request,
+               const v1::CloseRunResponse& response);
+  void Decided(const v1::ResetRunRequest& request,
+               const v1::ResetRunResponse& response);
+  template <typename Request, typename Response>
+  void Decided(const Request&, const Response&) {}
+
+  // The exposition's families with the gauges refreshed (what a scrape
+  // sees).
+  std::vector<prometheus::MetricFamily> Collect() const;
+
+ private:
+  class Scrape;
+  prometheus::Counter& Decision(int slot, absl::string_view name);
+  void CountViolation(absl::string_view code);
+  void CountRepair(absl::string_view kind);
+
+  const Engine* const engine_;
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::shared_ptr<Scrape> scrape_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+
+  // Per RPC slot.
+  std::vector<prometheus::Histogram*> duration_;
+  std::vector<prometheus::Histogram*> input_bytes_;
+  std::vector<std::array<prometheus::Counter*, 17>> errors_;  // By code.
+  // Per RPC slot: its decision names (at most 4) and their counters.
+  std::vector<std::vector<std::pair<std::string, prometheus::Counter*>>>
+      decisions_;
+  absl::flat_hash_map<std::string, prometheus::Counter*> violations_;
+  absl::flat_hash_map<std::string, prometheus::Counter*> repairs_;
+  prometheus::Counter* breaker_opened_ = nullptr;
+  prometheus::Counter* kill_switch_trips_ = nullptr;
+  prometheus::Counter* snapshots_evicted_ = nullptr;
+  prometheus::Gauge* snapshots_ = nullptr;
+  prometheus::Gauge* open_runs_ = nullptr;
+
+  // Runs seen read-only, so that a trip counts once: a run stays read-only
+  // (every output call says so) until ResetRun or CloseRun. Bounded by the
+  // open runs.
+  mutable absl::Mutex mu_;
+  absl::flat_hash_set<std::string> read_only_runs_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace server
+}  // namespace toolgate
+
+#endif  // TOOLGATE_SERVER_METRICS_H_

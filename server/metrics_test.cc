@@ -1,0 +1,167 @@
+#include "server/metrics.h"
+
+#include <map>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "server/raw_service.h"
+
+namespace toolgate {
+namespace server {
+namespace {
+
+using Labels = std::map<std::string, std::string>;
+
+// The value of one series of a scrape (counter, gauge or histogram count);
+// -1 when the series is absent.
+double Value(const ServerMetrics& metrics, const std::string& name,
+             const Labels& labels = {}) {
+  for (const auto& family : metrics.Collect()) {
+    if (family.name != name) continue;
+    for (const auto& m : family.metric) {
+      Labels have;
+      for (const auto& l : m.label) have[l.name] = l.value;
+      if (have != labels) continue;
+      switch (family.type) {
+        case prometheus::MetricType::Counter:
+          return m.counter.value;
+        case prometheus::MetricType::Gauge:
+          return m.gauge.value;
+        case prometheus::MetricType::Histogram:
+          return static_cast<double>(m.histogram.sample_count);
+        default:
+          return -1;
+      }
+    }
+  }
+  return -1;
+}
+
+size_t SeriesCount(const ServerMetrics& metrics) {
+  size_t n = 0;
+  for (const auto& family : metrics.Collect()) n += family.metric.size();
+  return n;
+}
+
+TEST(ServerMetricsTest, EveryRegisteredRpcHasItsLabel) {
+  ToolGateService typed(nullptr, nullptr, SnapshotCreate::kAdmin);
+  RawToolGateService service(&typed);
+  for (const std::string& rpc : service.methods()) {
+    EXPECT_GE(ServerMetrics::RpcSlot(rpc), 0) << rpc;
+  }
+  EXPECT_EQ(ServerMetrics::RpcSlot("NoSuchRpc"), -1);
+}
+
+TEST(ServerMetricsTest, RequestTextNeverBecomesALabel) {
+  Engine engine;
+  ServerMetrics metrics(&engine);
+  const size_t before = SeriesCount(metrics);
+  v1::ValidateToolCallRequest request;
+  v1::ValidateToolCallResponse response;
+  response.set_decision(v1::DECISION_REJECT);
+  for (int i = 0; i < 50; ++i) {
+    v1::Violation* v = response.add_violations();
+    v->set_code("made_up_code_" + std::to_string(i));
+    v->set_tool("tool_" + std::to_string(i));
+    v1::ToolCall* call = response.add_calls();
+    call->set_name("tool_" + std::to_string(i));
+    call->add_repairs("made_up_repair_" + std::to_string(i));
+  }
+  metrics.Decided(request, response);
+  EXPECT_EQ(SeriesCount(metrics), before);
+  EXPECT_EQ(Value(metrics, "toolgate_violations_total", {{"code", "other"}}),
+            50);
+  EXPECT_EQ(Value(metrics, "toolgate_repairs_total", {{"kind", "other"}}), 50);
+  EXPECT_EQ(Value(metrics, "toolgate_decisions_total",
+                  {{"rpc", "ValidateToolCall"}, {"decision", "REJECT"}}),
+            1);
+}
+
+TEST(ServerMetricsTest, UnknownDecisionIsOtherNeverAllow) {
+  ServerMetrics metrics(nullptr);
+  v1::ValidateToolCallResponse response;  // DECISION_UNSPECIFIED.
+  metrics.Decided(v1::ValidateToolCallRequest(), response);
+  v1::ValidateToolOutputResponse output;
+  output.set_verdict(static_cast<v1::OutputVerdict>(77));
+  metrics.Decided(v1::ValidateToolOutputRequest(), output);
+  EXPECT_EQ(Value(metrics, "toolgate_decisions_total",
+                  {{"rpc", "ValidateToolCall"}, {"decision", "other"}}),
+            1);
+  EXPECT_EQ(Value(metrics, "toolgate_decisions_total",
+                  {{"rpc", "ValidateToolCall"}, {"decision", "ALLOW"}}),
+            0);
+  EXPECT_EQ(Value(metrics, "toolgate_decisions_total",
+                  {{"rpc", "ValidateToolOutput"}, {"decision", "other"}}),
+            1);
+}
+
+TEST(ServerMetricsTest, BreakerCountsTheRejectThatOpenedIt) {
+  ServerMetrics metrics(nullptr);
+  v1::ValidateToolCallRequest in_run;
+  in_run.set_run_id("run_1");
+  v1::ValidateToolCallResponse reject;
+  reject.set_decision(v1::DECISION_REJECT);
+  reject.set_attempt(1);
+  reject.set_attempts_left(1);
+  metrics.Decided(in_run, reject);
+  EXPECT_EQ(Value(metrics, "toolgate_breaker_opened_total"), 0);
+  reject.set_attempt(2);
+  reject.set_attempts_left(0);
+  metrics.Decided(in_run, reject);
+  v1::ValidateToolCallResponse stop;
+  stop.set_decision(v1::DECISION_STOP);
+  stop.set_attempt(2);
+  metrics.Decided(in_run, stop);
+  EXPECT_EQ(Value(metrics, "toolgate_breaker_opened_total"), 1);
+  // Stateless: no run, no breaker.
+  v1::ValidateToolCallResponse stateless;
+  stateless.set_decision(v1::DECISION_REJECT);
+  metrics.Decided(v1::ValidateToolCallRequest(), stateless);
+  EXPECT_EQ(Value(metrics, "toolgate_breaker_opened_total"), 1);
+}
+
+TEST(ServerMetricsTest, KillSwitchTripCountsOncePerRunUntilReset) {
+  ServerMetrics metrics(nullptr);
+  v1::ValidateToolOutputRequest request;
+  request.set_run_id("run_1");
+  v1::ValidateToolOutputResponse read_only;
+  read_only.set_verdict(v1::OUTPUT_VERDICT_INVALID);
+  read_only.set_read_only(true);
+  metrics.Decided(request, read_only);
+  metrics.Decided(request, read_only);
+  EXPECT_EQ(Value(metrics, "toolgate_kill_switch_trips_total"), 1);
+  v1::ResetRunRequest reset;
+  reset.set_run_id("run_1");
+  metrics.Decided(reset, v1::ResetRunResponse());
+  metrics.Decided(request, read_only);
+  EXPECT_EQ(Value(metrics, "toolgate_kill_switch_trips_total"), 2);
+}
+
+TEST(ServerMetricsTest, ErrorsAndHistogramsByRpc) {
+  ServerMetrics metrics(nullptr);
+  const int slot = ServerMetrics::RpcSlot("OpenRun");
+  metrics.Finished(slot, grpc::Status::OK, 0.001, 10);
+  metrics.Finished(slot, grpc::Status(grpc::StatusCode::NOT_FOUND, "x"), 0.001,
+                   10);
+  EXPECT_EQ(Value(metrics, "toolgate_rpc_errors_total",
+                  {{"rpc", "OpenRun"}, {"code", "NOT_FOUND"}}),
+            1);
+  EXPECT_EQ(
+      Value(metrics, "toolgate_rpc_duration_seconds", {{"rpc", "OpenRun"}}), 2);
+  EXPECT_EQ(Value(metrics, "toolgate_input_bytes", {{"rpc", "OpenRun"}}), 2);
+  // OK is not an error series at all.
+  EXPECT_EQ(Value(metrics, "toolgate_rpc_errors_total",
+                  {{"rpc", "OpenRun"}, {"code", "OK"}}),
+            -1);
+}
+
+TEST(ServerMetricsTest, ServeRefusesAnAddressItCannotBind) {
+  auto served = ServerMetrics::Serve("256.0.0.1:notaport", nullptr);
+  ASSERT_FALSE(served.ok());
+  EXPECT_NE(served.status().message().find("--metrics_listen"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace server
+}  // namespace toolgate
