@@ -12,7 +12,9 @@
 # CONCURRENCY (default "1 2 8"), RUNS (mode:mix pairs, default
 # "stateless:allow stateless:reject stateless:text run:allow"), PIN,
 # RESULTS (also keep the JSON lines in this file), COMMIT (printed when
-# the tree is not a git checkout, e.g. a `git archive` export), and for
+# the tree is not a git checkout, e.g. a `git archive` export),
+# SERVER_FLAGS (extra server flags, e.g. --metrics_listen=127.0.0.1:9464;
+# bench/load/metrics_ab.sh uses it), and for
 # shared machines QUIET=1: wait for an idle machine before each run and
 # redo a run (up to TRIES, default 3) during which other processes used
 # more than MAX_OTHER percent of one core (default 20). The table's "other
@@ -64,7 +66,9 @@ echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) nproc=$(nproc)" \
 # exec, so that $! is the server itself and SIGTERM reaches it (not a
 # subshell that would leave the server orphaned).
 (
-  cmd=("$WORK/toolgate" --listen=127.0.0.1:0 --port_file="$WORK/port")
+  # shellcheck disable=SC2206  # SERVER_FLAGS is a list of flags.
+  cmd=("$WORK/toolgate" --listen=127.0.0.1:0 --port_file="$WORK/port"
+    ${SERVER_FLAGS:-})
   if [ "$PIN" = "1" ]; then exec taskset -c 0 "${cmd[@]}"; fi
   exec "${cmd[@]}"
 ) 2>"$WORK/server.log" &
