@@ -60,6 +60,17 @@ TEST(ServerFlags, ResponseAndRequestLimits) {
   EXPECT_EQ(MaxSendMessageBytes(*o), 2097152);
 }
 
+TEST(ServerFlags, MetricsListenIsOffByDefaultAndDocumented) {
+  auto d = ParseServerFlags({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->metrics_listen, "");
+  auto o = ParseServerFlags({"--metrics_listen=127.0.0.1:9464"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->metrics_listen, "127.0.0.1:9464");
+  EXPECT_NE(ServerUsage().find("--metrics_listen HOST:PORT"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace server
 }  // namespace toolgate
