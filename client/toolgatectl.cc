@@ -8,5 +8,5 @@
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   return toolgate::client::RunCli(args, std::cin, std::cout, std::cerr,
-                                  toolgate::client::InsecureChannelFactory());
+                                  toolgate::client::DefaultChannelFactory());
 }
