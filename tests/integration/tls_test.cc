@@ -210,7 +210,8 @@ TEST_F(TlsTest, ToolgatectlRefusesBadTlsFlagsBeforeDialing) {
 // Runs the server binary to completion (it is expected to refuse to start),
 // returning its exit status and what it printed.
 CliResult RunServer(const std::vector<std::string>& flags) {
-  std::string command = testutil::Runfile("server/toolgate") +
+  // `timeout`: a server that wrongly starts must fail this test, not hang it.
+  std::string command = "timeout 10 " + testutil::Runfile("server/toolgate") +
                         " --listen=127.0.0.1:0 --drain_notice_ms=0";
   for (const std::string& f : flags) command += " '" + f + "'";
   command += " 2>&1";
