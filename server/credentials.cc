@@ -18,7 +18,8 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ListenerCredentials(
       ReadPemKeyPair(options.tls_cert_file, "tls_cert_file",
                      options.tls_key_file, "tls_key_file");
   if (!pair.ok()) return pair.status();
-  grpc::SslServerCredentialsOptions ssl(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
+  grpc::SslServerCredentialsOptions ssl(
+      GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
   ssl.pem_key_cert_pairs.push_back({pair->key_pem, pair->cert_pem});
   if (!options.tls_client_ca_file.empty()) {
     absl::StatusOr<std::string> ca =

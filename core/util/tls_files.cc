@@ -47,9 +47,11 @@ absl::StatusOr<std::string> ReadPemFile(const std::string& path,
   buf << in.rdbuf();
   if (in.bad()) return Bad(flag, path, "cannot read");
   std::string pem = buf.str();
-  if (absl::StripAsciiWhitespace(pem).empty()) return Bad(flag, path, "is empty");
+  if (absl::StripAsciiWhitespace(pem).empty())
+    return Bad(flag, path, "is empty");
   if (pem.size() > kMaxPemBytes) {
-    return Bad(flag, path, absl::StrCat("larger than ", kMaxPemBytes, " bytes"));
+    return Bad(flag, path,
+               absl::StrCat("larger than ", kMaxPemBytes, " bytes"));
   }
   return pem;
 }
@@ -61,6 +63,7 @@ BioPtr MemBio(const std::string& pem) {
 // Every PEM block must be a certificate, and there must be one at least.
 absl::Status CheckCertificates(const std::string& pem, absl::string_view flag,
                                const std::string& path) {
+  ERR_clear_error();  // Judge only this file's errors below.
   BioPtr bio = MemBio(pem);
   int count = 0;
   for (;;) {
@@ -105,12 +108,11 @@ absl::StatusOr<TlsKeyPair> ReadPemKeyPair(const std::string& cert_path,
   // A null passphrase callback that refuses: an encrypted key is an error
   // here, not a prompt on a terminal nobody watches.
   KeyPtr key(PEM_read_bio_PrivateKey(
-      key_bio.get(), nullptr,
-      [](char*, int, int, void*) { return -1; }, nullptr));
+      key_bio.get(), nullptr, [](char*, int, int, void*) { return -1; },
+      nullptr));
   if (cert == nullptr) return Bad(cert_flag, cert_path, "does not parse");
   if (key == nullptr) {
-    return Bad(key_flag, key_path,
-               "no unencrypted PEM private key in it");
+    return Bad(key_flag, key_path, "no unencrypted PEM private key in it");
   }
   if (X509_check_private_key(cert.get(), key.get()) != 1) {
     return Bad(key_flag, key_path,

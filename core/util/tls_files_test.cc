@@ -28,9 +28,9 @@ TEST_F(TlsFilesTest, MatchingPairIsReadVerbatim) {
 }
 
 TEST_F(TlsFilesTest, CaBundleOfSeveralCertificatesIsAccepted) {
-  const std::string bundle = certs_.Write(
-      "bundle.crt", ReadAll(certs_.Path("ca.crt")) +
-                        ReadAll(certs_.Path("other_ca.crt")));
+  const std::string bundle =
+      certs_.Write("bundle.crt", ReadAll(certs_.Path("ca.crt")) +
+                                     ReadAll(certs_.Path("other_ca.crt")));
   EXPECT_TRUE(ReadPemCertificates(bundle, "tls_client_ca_file").ok());
 }
 
@@ -47,7 +47,8 @@ TEST_F(TlsFilesTest, BadKeyPairsAreRefusedNamingTheFlag) {
       {certs_.Path("missing.crt"), certs_.Path("server.key"), "--tls_cert_file",
        "cannot read"},
       {empty, certs_.Path("server.key"), "--tls_cert_file", "is empty"},
-      {junk, certs_.Path("server.key"), "--tls_cert_file", "no PEM certificate"},
+      {junk, certs_.Path("server.key"), "--tls_cert_file",
+       "no PEM certificate"},
       {truncated, certs_.Path("server.key"), "--tls_cert_file",
        "no PEM certificate"},
       {certs_.Path("server.crt"), certs_.Path("missing.key"), "--tls_key_file",
@@ -70,10 +71,10 @@ TEST_F(TlsFilesTest, BadKeyPairsAreRefusedNamingTheFlag) {
 }
 
 TEST_F(TlsFilesTest, BadCaFilesAreRefusedNamingTheFlag) {
-  const std::string junk_after = certs_.Write(
-      "junk_after.crt", ReadAll(certs_.Path("ca.crt")) +
-                            "-----BEGIN CERTIFICATE-----\nAAAA\n"
-                            "-----END CERTIFICATE-----\n");
+  const std::string junk_after =
+      certs_.Write("junk_after.crt", ReadAll(certs_.Path("ca.crt")) +
+                                         "-----BEGIN CERTIFICATE-----\nAAAA\n"
+                                         "-----END CERTIFICATE-----\n");
   struct Case {
     std::string path, why;
   } cases[] = {

@@ -16,8 +16,8 @@ TestCerts::TestCerts() {
   std::string templ = std::string(tmp ? tmp : "/tmp") + "/certs.XXXXXX";
   if (mkdtemp(templ.data()) == nullptr) return;
   dir_ = templ;
-  const std::string command = Runfile("tests/testing/make_test_certs.sh") +
-                              " '" + dir_ + "'";
+  const std::string command =
+      Runfile("tests/testing/make_test_certs.sh") + " '" + dir_ + "'";
   ok_ = std::system(command.c_str()) == 0;
 }
 
