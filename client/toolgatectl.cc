@@ -12,5 +12,5 @@ int main(int argc, char** argv) {
   std::cin.tie(nullptr);
   std::vector<std::string> args(argv + 1, argv + argc);
   return toolgate::client::RunCli(args, std::cin, std::cout, std::cerr,
-                                  toolgate::client::InsecureChannelFactory());
+                                  toolgate::client::DefaultChannelFactory());
 }

@@ -11,6 +11,7 @@ PACKAGES=(
   python3-grpcio python3-protobuf jq
   libcmark-dev
   clang-14 libclang-rt-14-dev lld-14  # tests/fuzz: libFuzzer, ASan, UBSan
+  openssl yamllint python3-yaml  # tests: TLS certificates, deploy/k8s
 )
 
 missing=()

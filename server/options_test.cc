@@ -1,5 +1,6 @@
 #include "server/options.h"
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 
 namespace toolgate {
@@ -58,6 +59,38 @@ TEST(ServerFlags, ResponseAndRequestLimits) {
   EXPECT_EQ(o->engine.max_calls_per_output, 8u);
   EXPECT_EQ(o->engine.result_schema_cache_bytes, 0u);
   EXPECT_EQ(MaxSendMessageBytes(*o), 2097152);
+}
+
+// Half a TLS configuration is a start-up error, never a plaintext server.
+TEST(ServerFlags, TlsFlagsMustComeTogether) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {{"--tls_cert_file=c.pem"}, "--tls_cert_file needs --tls_key_file"},
+      {{"--tls_key_file=k.pem"}, "--tls_key_file needs --tls_cert_file"},
+      {{"--tls_client_ca_file=ca.pem"},
+       "--tls_client_ca_file needs --tls_cert_file and --tls_key_file"},
+      {{"--tls_client_ca_file=ca.pem", "--tls_key_file=k.pem"},
+       "--tls_key_file needs --tls_cert_file"},
+      {{"--listen=127.0.0.1:1", "--health_listen=127.0.0.1:1"},
+       "--health_listen must differ from --listen"},
+  };
+  for (const Case& c : cases) {
+    auto o = ParseServerFlags(c.args);
+    ASSERT_FALSE(o.ok()) << c.args[0];
+    EXPECT_EQ(o.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StartsWith(o.status().message(), c.message))
+        << o.status().message();
+  }
+  auto ok = ParseServerFlags({"--tls_cert_file=c.pem", "--tls_key_file=k.pem",
+                              "--tls_client_ca_file=ca.pem",
+                              "--health_listen=0.0.0.0:8081"});
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->tls_cert_file, "c.pem");
+  EXPECT_EQ(ok->tls_key_file, "k.pem");
+  EXPECT_EQ(ok->tls_client_ca_file, "ca.pem");
+  EXPECT_EQ(ok->health_listen, "0.0.0.0:8081");
 }
 
 }  // namespace
