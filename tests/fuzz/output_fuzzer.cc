@@ -96,6 +96,8 @@ bool CarriesError(const Json& v) {
   if (v.is_null()) return false;
   if (v.is_boolean()) return v.get<bool>();
   if (v.is_number()) return v != 0;
+  // README: "" carries no error (json::empty() is false for any string).
+  if (v.is_string()) return !v.get_ref<const std::string&>().empty();
   return !v.empty();
 }
 
