@@ -199,6 +199,7 @@ absl::Status Registry::EnterResource(int doc, const Json& v,
       Resource& r = resources_[*res];
       r.dialect = dialect;
       r.vocab = vocab;
+      r.declares_schema = schema_it != v.end();
       if (new_uri) {
         r.uri = absolute;
         by_uri_.emplace(absolute, *res);
@@ -209,6 +210,7 @@ absl::Status Registry::EnterResource(int doc, const Json& v,
       r.root = Location{doc, ptr};
       r.dialect = dialect;
       r.vocab = vocab;
+      r.declares_schema = schema_it != v.end();
       resources_.push_back(r);
       *res = static_cast<int>(resources_.size()) - 1;
       if (new_uri) by_uri_.emplace(absolute, *res);

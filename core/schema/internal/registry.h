@@ -45,6 +45,7 @@ struct Resource {
   Location root;
   Dialect dialect = Dialect::kDraft2020_12;
   uint32_t vocab = kVocabAll;
+  bool declares_schema = false;  // Its root has "$schema": a dialect root.
   std::map<std::string, std::string> anchors;          // name -> pointer
   std::map<std::string, std::string> dynamic_anchors;  // name -> pointer
 };
