@@ -256,6 +256,30 @@ TEST(MetaschemaCheckTest, TooDeepToCheckIsRefusedClearly) {
                         "2020-12 metaschema"));
 }
 
+// A document a $ref loads is part of what compiles, and is checked too
+// (by its own dialect: draft-07 here, from the referring schema).
+TEST(MetaschemaCheckTest, DocumentsARefLoadsAreChecked) {
+  CompileOptions options = Options(Dialect::kDraft7);
+  options.documents["https://example.com/common"] = Json::parse(
+      R"({"definitions":{"id":{"type":"string"},
+                         "unused":{"type":"sNring"}}})");
+  auto compiled = Schema::Compile(
+      Json::parse(R"({"$ref":"https://example.com/common#/definitions/id"})"),
+      options);
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_THAT(std::string(compiled.status().message()),
+              StartsWith("schema refused at https://example.com/"
+                         "common#/definitions/unused/type: not a valid "
+                         "draft-07 schema"));
+
+  options.documents["https://example.com/common"]["definitions"].erase(
+      "unused");
+  compiled = Schema::Compile(
+      Json::parse(R"({"$ref":"https://example.com/common#/definitions/id"})"),
+      options);
+  EXPECT_TRUE(compiled.ok()) << compiled.status();
+}
+
 // A custom metaschema is judged by the built-in metaschema of the dialect
 // it resolves to: the keywords toolgate evaluates are that dialect's.
 TEST(MetaschemaCheckTest, CustomMetaschemaIsJudgedByItsDialect) {

@@ -209,7 +209,7 @@ absl::StatusOr<std::unique_ptr<Program>> CompileProgram(
   // After the compile, so that every refusal the compiler makes keeps its
   // own message; this adds what only the metaschema refuses.
   if (check == MetaschemaCheck::kOn) {
-    s = CheckAgainstMetaschemas(schema, compiler.registry());
+    s = CheckAgainstMetaschemas(compiler.registry());
     if (!s.ok()) return s;
   }
   return program;

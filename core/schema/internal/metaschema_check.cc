@@ -63,12 +63,15 @@ struct DialectRoot {
   Dialect dialect;
 };
 
-// The document's root and each embedded resource that declares "$schema".
-std::vector<DialectRoot> DialectRoots(const Registry& registry) {
-  std::vector<DialectRoot> roots{{"", registry.resource(0).dialect}};
-  for (int i = 1; i < registry.resource_count(); ++i) {
+// Document `doc`'s root and each resource in it that declares "$schema".
+std::vector<DialectRoot> DialectRoots(const Registry& registry, int doc) {
+  std::vector<DialectRoot> roots;
+  for (int i = 0; i < registry.resource_count(); ++i) {
     const Resource& r = registry.resource(i);
-    if (r.root.doc == 0 && r.declares_schema && !r.root.pointer.empty()) {
+    if (r.root.doc != doc) continue;
+    if (roots.empty() && r.root.pointer.empty()) {
+      roots.push_back({"", r.dialect});
+    } else if (r.declares_schema && !r.root.pointer.empty()) {
       roots.push_back({r.root.pointer, r.dialect});
     }
   }
@@ -95,48 +98,57 @@ Json Part(const Json& value, const DialectRoot& root,
   return part;
 }
 
-absl::Status Explain(const Builtin& meta, const DialectRoot& root,
+absl::Status Explain(const Builtin& meta, const std::string& where,
                      const Json& value) {
   std::vector<SchemaViolation> violations;
   Sink sink;
   sink.out = &violations;
   Evaluate(*meta.program, value, &sink);
   if (violations.empty()) {
-    return Refuse(root.pointer, absl::StrCat("not a valid ", meta.name,
-                                             " schema (its metaschema "
-                                             "refuses it)"));
+    return Refuse(where, absl::StrCat("not a valid ", meta.name,
+                                      " schema (its metaschema refuses it)"));
   }
   const SchemaViolation& v = violations.front();
   if (v.keyword == "evaluation_limit") {
     // Only a document nested far deeper than the default max_schema_depth
     // gets here (the evaluator's depth bound, not the step budget).
-    return Refuse(absl::StrCat(root.pointer, v.instance_pointer),
+    return Refuse(absl::StrCat(where, v.instance_pointer),
                   absl::StrCat("nested too deeply to check against the ",
                                meta.name, " metaschema"));
   }
-  return Refuse(absl::StrCat(root.pointer, v.instance_pointer),
+  return Refuse(absl::StrCat(where, v.instance_pointer),
                 absl::StrCat("not a valid ", meta.name, " schema: ", v.message,
                              " (the metaschema requires ", v.expected, " at ",
                              v.schema_pointer, ")"));
 }
 
-}  // namespace
-
-absl::Status CheckAgainstMetaschemas(const Json& doc,
-                                     const Registry& registry) {
-  const std::vector<DialectRoot> roots = DialectRoots(registry);
+absl::Status CheckDocument(const Registry& registry, int doc) {
+  const std::vector<DialectRoot> roots = DialectRoots(registry, doc);
   for (const DialectRoot& root : roots) {
     const Builtin& meta = BuiltinFor(root.dialect);
     if (!meta.status.ok()) return meta.status;  // Fail closed.
-    const Json& value = doc.at(Json::json_pointer(root.pointer));
+    auto value = registry.At(Location{doc, root.pointer});
+    if (!value.ok()) return value.status();
     const bool nested = std::any_of(
         roots.begin(), roots.end(),
         [&](const DialectRoot& r) { return Inside(r.pointer, root.pointer); });
-    const Json part = nested ? Part(value, root, roots) : Json();
-    const Json& checked = nested ? part : value;
+    const Json part = nested ? Part(**value, root, roots) : Json();
+    const Json& checked = nested ? part : **value;
     if (!Evaluate(*meta.program, checked, nullptr)) {
-      return Explain(meta, root, checked);
+      return Explain(meta, registry.Where(Location{doc, root.pointer}),
+                     checked);
     }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckAgainstMetaschemas(const Registry& registry) {
+  for (int doc = 0; doc < registry.doc_count(); ++doc) {
+    if (registry.doc_is_builtin(doc)) continue;  // Trusted, and large.
+    absl::Status s = CheckDocument(registry, doc);
+    if (!s.ok()) return s;
   }
   return absl::OkStatus();
 }

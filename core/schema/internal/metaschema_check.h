@@ -15,22 +15,24 @@
 #define TOOLGATE_CORE_SCHEMA_INTERNAL_METASCHEMA_CHECK_H_
 
 #include "absl/status/status.h"
-#include "core/json/strict_json.h"
 #include "core/schema/internal/registry.h"
 
 namespace toolgate {
 namespace schema {
 namespace internal {
 
-// Validates document 0 of `registry` (`doc`, the schema being compiled)
-// against the built-in metaschema of each dialect it uses: the root's, and
-// that of every embedded resource with its own "$schema" (checked on its
-// own, so an embedded draft-07 resource is not judged by 2020-12 rules).
-// A custom "$schema" is judged by the built-in metaschema of the dialect
-// it resolves to: that is the dialect whose keywords toolgate evaluates.
-// Refusals are INVALID_ARGUMENT "schema refused at <pointer>: ..." naming
-// the offending member and what the metaschema requires there.
-absl::Status CheckAgainstMetaschemas(const Json& doc, const Registry& registry);
+// Validates every document the compilation read (the schema given to
+// Compile and each document a $ref loaded from CompileOptions; not the
+// built-in metaschemas) against the built-in metaschema of each dialect it
+// uses: the document's, and that of every embedded resource with its own
+// "$schema" (checked on its own, so an embedded draft-07 resource is not
+// judged by 2020-12 rules). A custom "$schema" is judged by the built-in
+// metaschema of the dialect it resolves to: that is the dialect whose
+// keywords toolgate evaluates. Refusals are INVALID_ARGUMENT "schema
+// refused at <where>: ..." naming the offending member (a JSON Pointer,
+// prefixed by "uri#" in another document) and what the metaschema
+// requires there.
+absl::Status CheckAgainstMetaschemas(const Registry& registry);
 
 }  // namespace internal
 }  // namespace schema
