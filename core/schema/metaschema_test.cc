@@ -166,7 +166,18 @@ INSTANTIATE_TEST_SUITE_P(
         RefusalCase{"embedded_draft7_items_empty", k2020,
                     R"({"$defs":{"x":{"$schema":"http://json-schema.org/)"
                     R"(draft-07/schema#","items":[]}},"$ref":"#/$defs/x"})",
-                    "/$defs/x/items", "at least 1 item", "draft-07"}),
+                    "/$defs/x/items", "at least 1 item", "draft-07"},
+        RefusalCase{"embedded_same_dialect", k2020,
+                    R"({"$defs":{"x":{"$schema":"https://json-schema.org/)"
+                    R"(draft/2020-12/schema","type":[]}}})",
+                    "/$defs/x/type", "at least 1 item"},
+        // 2020-12 around draft-07 around 2020-12 again.
+        RefusalCase{"embedded_dialect_switches_back", k2020,
+                    R"({"$defs":{"x":{"$schema":"http://json-schema.org/)"
+                    R"(draft-07/schema#","items":[{"$schema":"https://)"
+                    R"(json-schema.org/draft/2020-12/schema",)"
+                    R"("prefixItems":[]}]}}})",
+                    "/$defs/x/items/0/prefixItems", "at least 1 item"}),
     [](const testing::TestParamInfo<RefusalCase>& info) {
       return info.param.name;
     });
