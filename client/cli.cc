@@ -17,6 +17,7 @@
 #include "client/cli_flags.h"
 #include "client/toolgate_client.h"
 #include "core/util/secret_file.h"
+#include "core/util/tls_files.h"
 
 namespace toolgate {
 namespace client {
@@ -31,7 +32,8 @@ using cli_internal::InputReader;
 
 constexpr char kGlobalUsage[] =
     "toolgatectl [--addr HOST:PORT|unix:PATH] [--timeout SECONDS]\n"
-    "            [--admin_token_file PATH]";
+    "            [--admin_token_file PATH] [--tls_ca_file PEM]\n"
+    "            [--tls_cert_file PEM --tls_key_file PEM]";
 // An hour is already far past any sane gate latency; larger values are
 // almost certainly typos (milliseconds given as seconds).
 constexpr double kMaxTimeoutSeconds = 3600;
@@ -40,7 +42,10 @@ const std::vector<FlagSpec>& GlobalFlags() {
   static const auto* const flags = new std::vector<FlagSpec>{
       {"addr", "HOST:PORT|unix:PATH"},
       {"timeout", "SECONDS"},
-      {"admin_token_file", "PATH"}};
+      {"admin_token_file", "PATH"},
+      {"tls_ca_file", "PEM"},
+      {"tls_cert_file", "PEM"},
+      {"tls_key_file", "PEM"}};
   return *flags;
 }
 
@@ -58,6 +63,10 @@ void PrintHelp(std::ostream& out) {
   out << "usage: " << kGlobalUsage << " COMMAND [FLAGS]\n\n"
       << "--addr defaults to $" << kAddressEnvVar << ", else "
       << kDefaultAddress << "; --timeout defaults to 5.\n"
+      << "TLS: --tls_ca_file verifies the server (any --tls_* flag turns "
+         "TLS on; without --tls_ca_file the system roots are used); "
+         "--tls_cert_file/--tls_key_file present a client certificate "
+         "(mTLS).\n"
       << "Exit status: 0 success (validate: DECISION_ALLOW only; "
          "extract-verdict: OUTCOME_PASS only; validate-output: "
          "OUTPUT_VERDICT_VALID only; health: SERVING only), 1 answered but "
@@ -106,14 +115,52 @@ struct GlobalOptions {
   std::optional<std::string> addr;
   std::optional<std::string> timeout;
   std::optional<std::string> admin_token_file;
+  std::optional<std::string> tls_ca_file;
+  std::optional<std::string> tls_cert_file;
+  std::optional<std::string> tls_key_file;
 };
 
 void MergeGlobals(const Flags& flags, GlobalOptions* globals) {
-  if (auto addr = flags.Get("addr")) globals->addr = addr;
-  if (auto timeout = flags.Get("timeout")) globals->timeout = timeout;
-  if (auto file = flags.Get("admin_token_file")) {
-    globals->admin_token_file = file;
+  for (auto [name, slot] :
+       std::initializer_list<
+           std::pair<const char*, std::optional<std::string>*>>{
+           {"addr", &globals->addr},
+           {"timeout", &globals->timeout},
+           {"admin_token_file", &globals->admin_token_file},
+           {"tls_ca_file", &globals->tls_ca_file},
+           {"tls_cert_file", &globals->tls_cert_file},
+           {"tls_key_file", &globals->tls_key_file}}) {
+    if (auto value = flags.Get(name)) *slot = value;
   }
+}
+
+// Plaintext without --tls_* flags; otherwise TLS with checked files. A
+// half-given client certificate is an error, never a silent drop to
+// server-only TLS.
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(
+    const GlobalOptions& g) {
+  if (!g.tls_ca_file && !g.tls_cert_file && !g.tls_key_file) {
+    return grpc::InsecureChannelCredentials();
+  }
+  if (g.tls_cert_file.has_value() != g.tls_key_file.has_value()) {
+    return absl::InvalidArgumentError(
+        g.tls_cert_file ? "--tls_cert_file needs --tls_key_file"
+                        : "--tls_key_file needs --tls_cert_file");
+  }
+  grpc::SslCredentialsOptions ssl;
+  if (g.tls_ca_file) {
+    auto ca = ReadPemCertificates(*g.tls_ca_file, "tls_ca_file");
+    if (!ca.ok()) return ca.status();
+    ssl.pem_root_certs = *std::move(ca);
+  }
+  if (g.tls_cert_file) {
+    auto pair = ReadPemKeyPair(*g.tls_cert_file, "tls_cert_file",
+                               *g.tls_key_file, "tls_key_file");
+    if (!pair.ok()) return pair.status();
+    ssl.pem_cert_chain = std::move(pair->cert_pem);
+    ssl.pem_private_key = std::move(pair->key_pem);
+  }
+  return grpc::SslCredentials(ssl);
 }
 
 
@@ -131,6 +178,7 @@ struct Invocation {
   absl::Duration timeout;
   std::string address;
   std::string admin_token;
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
 };
 
 // Length of the leading run of global flags (with their values).
@@ -172,14 +220,18 @@ bool ParseCommandArgs(const std::vector<std::string>& args, size_t begin,
     if (!token.ok()) return fail(token.status());
     inv->admin_token = *std::move(token);
   }
+  auto credentials = ChannelCredentials(globals);
+  if (!credentials.ok()) return fail(credentials.status());
+  inv->credentials = *std::move(credentials);
   return true;
 }
 
 }  // namespace
 
-ChannelFactory InsecureChannelFactory() {
-  return [](const std::string& target) {
-    return grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+ChannelFactory DefaultChannelFactory() {
+  return [](const std::string& target,
+            const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
+    return grpc::CreateChannel(target, credentials);
   };
 }
 
@@ -213,7 +265,7 @@ int RunCli(const std::vector<std::string>& args, std::istream& in,
     return kExitError;
   }
   std::shared_ptr<grpc::ChannelInterface> channel =
-      channel_factory(inv.address);
+      channel_factory(inv.address, inv.credentials);
   if (channel == nullptr) {
     err << "toolgatectl: cannot create a channel to \"" << inv.address
         << "\"\n";

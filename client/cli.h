@@ -1,7 +1,9 @@
 // toolgatectl as a library, so the binary's argument parsing and exit codes
 // can be tested against an in-process server.
 //
-//   toolgatectl [--addr HOST:PORT|unix:PATH] [--timeout SECONDS] COMMAND ...
+//   toolgatectl [--addr HOST:PORT|unix:PATH] [--timeout SECONDS]
+//               [--admin_token_file PATH] [--tls_ca_file PEM]
+//               [--tls_cert_file PEM --tls_key_file PEM] COMMAND ...
 //
 // Every RPC command takes the full request as proto JSON (--request FILE,
 // or --request - for stdin) plus convenience flags that override it, and
@@ -38,12 +40,14 @@ inline constexpr int kExitError = 2;
 inline constexpr char kDefaultAddress[] = "127.0.0.1:50051";
 inline constexpr char kAddressEnvVar[] = "TOOLGATE_ADDR";
 
-// Makes the channel for a target; may return nullptr to report failure.
-using ChannelFactory =
-    std::function<std::shared_ptr<grpc::ChannelInterface>(const std::string&)>;
+// Makes the channel for a target with the credentials the --tls_* flags
+// chose (plaintext without them); may return nullptr to report failure.
+using ChannelFactory = std::function<std::shared_ptr<grpc::ChannelInterface>(
+    const std::string& target,
+    const std::shared_ptr<grpc::ChannelCredentials>& credentials)>;
 
-// Insecure channels, as the sidecar listens on loopback or a unix socket.
-ChannelFactory InsecureChannelFactory();
+// grpc::CreateChannel(target, credentials).
+ChannelFactory DefaultChannelFactory();
 
 // `args` excludes the program name. Reads stdin only when a flag says "-".
 int RunCli(const std::vector<std::string>& args, std::istream& in,

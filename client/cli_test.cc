@@ -349,7 +349,9 @@ TEST(CliAddressTest, FlagThenEnvironmentThenDefault) {
     }
     std::string dialed;
     const std::string closed = ClosedAddress();
-    ChannelFactory factory = [&](const std::string& target) {
+    ChannelFactory factory =
+        [&](const std::string& target,
+            const std::shared_ptr<grpc::ChannelCredentials>&) {
       dialed = target;
       // Dial nowhere useful: only the chosen target matters here.
       return grpc::CreateChannel(closed, grpc::InsecureChannelCredentials());
@@ -366,7 +368,10 @@ TEST(CliAddressTest, NullChannelIsAnError) {
   std::istringstream in;
   std::ostringstream out, err;
   EXPECT_EQ(RunCli({"list-snapshots"}, in, out, err,
-                   [](const std::string&) { return nullptr; }),
+                   [](const std::string&,
+                      const std::shared_ptr<grpc::ChannelCredentials>&) {
+                     return nullptr;
+                   }),
             kExitError);
   EXPECT_NE(err.str().find("cannot create a channel"), std::string::npos);
 }
@@ -385,7 +390,7 @@ TEST(CliChainTest, OpenRunOutputFeedsRunFile) {
   std::ostringstream out, err;
   ASSERT_EQ(RunCli({"--addr", server.address(), "open-run", "--snapshot",
                     "sha256:abc"},
-                   in, out, err, InsecureChannelFactory()),
+                   in, out, err, DefaultChannelFactory()),
             kExitOk)
       << err.str();
   std::ofstream(run_file) << out.str();
@@ -393,7 +398,7 @@ TEST(CliChainTest, OpenRunOutputFeedsRunFile) {
   std::ostringstream out2, err2;
   ASSERT_EQ(RunCli({"--addr", server.address(), "close-run", "--run-file",
                     run_file},
-                   in, out2, err2, InsecureChannelFactory()),
+                   in, out2, err2, DefaultChannelFactory()),
             kExitOk)
       << err2.str();
   v1::CloseRunRequest sent;

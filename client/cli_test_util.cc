@@ -63,7 +63,7 @@ void RunCliCase(const CliCase& c) {
   std::ostringstream out, err;
   setenv(kAddressEnvVar, server.address().c_str(), 1);
 
-  const int code = RunCli(args, in, out, err, InsecureChannelFactory());
+  const int code = RunCli(args, in, out, err, DefaultChannelFactory());
   unsetenv(kAddressEnvVar);
 
   EXPECT_EQ(code, c.exit_code) << "stdout: " << out.str()

@@ -12,6 +12,7 @@ PACKAGES=(
   libcmark-dev
   prometheus-cpp-dev libcurl4-openssl-dev prometheus  # --metrics_listen; tests: curl, promtool
   clang-14 libclang-rt-14-dev lld-14  # tests/fuzz: libFuzzer, ASan, UBSan
+  openssl yamllint python3-yaml  # tests: TLS certificates, deploy/k8s
 )
 
 missing=()

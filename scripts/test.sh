@@ -71,8 +71,10 @@ if [ -z "${TOOLGATE_QUICK:-}" ]; then
   cache="$HOME/.cache"
   bazel_suite "asan+ubsan" "$cache/toolgate-bazel-asan" "//..." --config=asan
   bazel_suite "tsan" "$cache/toolgate-bazel-tsan" \
-    "//core/run/... //core/engine/... //core/snapshot/... //core/schema/..." \
+    "//core/run/... //core/engine/... //core/snapshot/... //core/schema/... //server/... //client/... //tests/integration/..." \
     --config=tsan
+  script_stage "fuzz smoke (each target ${FUZZ_SECONDS:-60}s)" \
+    tests/fuzz/ci_smoke.sh
   script_stage "soak smoke (20k calls)" bench/soak/run_soak.sh 20000
 fi
 echo "$passed passed, $failed failed"

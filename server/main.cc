@@ -19,6 +19,7 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "server/audit_log.h"
 #include "server/auth.h"
+#include "server/credentials.h"
 #include "server/manifests.h"
 #include "server/metrics.h"
 #include "server/options.h"
@@ -47,6 +48,7 @@ struct Running {
   Engine *engine;
   AuditLog *audit;  // May be null.
   grpc::Server *server;
+  grpc::Server *health_server;  // May be null (no --health_listen).
 };
 
 // Announce the drain, keep answering for the notice period, then stop
@@ -60,6 +62,9 @@ struct Running {
 void Drain(const Running &r, int sig) {
   std::cerr << "toolgate: signal " << sig << ", draining\n";
   r.server->GetHealthCheckService()->SetServingStatus(false);
+  if (r.health_server != nullptr) {
+    r.health_server->GetHealthCheckService()->SetServingStatus(false);
+  }
   const auto start = std::chrono::system_clock::now();
   const auto grace = std::chrono::seconds(r.options->shutdown_grace_seconds);
   std::thread([grace, audit = r.audit] {
@@ -71,6 +76,7 @@ void Drain(const Running &r, int sig) {
   std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(
       grace, std::chrono::milliseconds(r.options->drain_notice_ms)));
   r.server->Shutdown(start + grace);
+  if (r.health_server != nullptr) r.health_server->Shutdown(start + grace);
 }
 
 void HandleSignals(Running r) {
@@ -88,14 +94,15 @@ void HandleSignals(Running r) {
   }
 }
 
-std::unique_ptr<grpc::Server> Start(const ServerOptions &options,
-                                    grpc::Service *service) {
+std::unique_ptr<grpc::Server> Start(
+    const ServerOptions &options,
+    const std::shared_ptr<grpc::ServerCredentials> &credentials,
+    grpc::Service *service) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(),
-                           &port);
+  builder.AddListeningPort(options.listen, credentials, &port);
   builder.SetMaxReceiveMessageSize(MaxReceiveMessageBytes(options));
   // No response may grow without bound: past this, the call fails with
   // RESOURCE_EXHAUSTED (a deny for every client).
@@ -108,8 +115,27 @@ std::unique_ptr<grpc::Server> Start(const ServerOptions &options,
   }
   if (!options.port_file.empty())
     std::ofstream(options.port_file) << port << "\n";
-  std::cerr << "toolgate: serving on " << options.listen
+  const char *security = options.tls_cert_file.empty() ? "plaintext"
+                         : options.tls_client_ca_file.empty() ? "TLS"
+                                                               : "mTLS";
+  std::cerr << "toolgate: serving (" << security << ") on " << options.listen
             << (port > 0 ? absl::StrCat(" (port ", port, ")") : "") << "\n";
+  return server;
+}
+
+// Plaintext, health service only: what a Kubernetes `grpc:` probe (which
+// cannot do TLS) can reach. It says no more than the main listener's
+// health service does, and nothing else is served on it.
+std::unique_ptr<grpc::Server> StartHealthOnly(const std::string &listen) {
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials());
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr) {
+    std::cerr << "toolgate: --health_listen: cannot listen on " << listen
+              << "\n";
+    return nullptr;
+  }
+  std::cerr << "toolgate: health only (plaintext) on " << listen << "\n";
   return server;
 }
 
@@ -126,6 +152,8 @@ int Serve(const ServerOptions &options) {
     token = *std::move(read);
   }
   const AdminAuth auth(token, AdminAuth::IsLocalListener(options.listen));
+  auto credentials = ListenerCredentials(options);
+  if (!credentials.ok()) return Fail(credentials.status());
   std::unique_ptr<AuditLog> audit;
   if (!options.audit_log.empty()) {
     auto opened = AuditLog::Open(options.audit_log);
@@ -152,11 +180,18 @@ int Serve(const ServerOptions &options) {
   // Parses requests itself: an unparsable one is INVALID_ARGUMENT naming
   // the field, not INTERNAL (see raw_service.h).
   RawToolGateService service(&typed, metrics.get());
-  std::unique_ptr<grpc::Server> server = Start(options, &service);
+  std::unique_ptr<grpc::Server> server =
+      Start(options, *credentials, &service);
   if (server == nullptr) return 1;
-  std::thread signals(HandleSignals,
-                      Running{&options, &engine, audit.get(), server.get()});
+  std::unique_ptr<grpc::Server> health;
+  if (!options.health_listen.empty()) {
+    health = StartHealthOnly(options.health_listen);
+    if (health == nullptr) return 1;
+  }
+  std::thread signals(HandleSignals, Running{&options, &engine, audit.get(),
+                                             server.get(), health.get()});
   server->Wait();
+  if (health != nullptr) health->Wait();
   signals.join();
   if (audit != nullptr) audit->Close();
   std::cerr << "toolgate: stopped\n";

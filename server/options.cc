@@ -44,6 +44,10 @@ const std::map<std::string, Setter>& Setters() {
       {"port_file", Text(&ServerOptions::port_file)},
       {"metrics_listen", Text(&ServerOptions::metrics_listen)},
       {"admin_token_file", Text(&ServerOptions::admin_token_file)},
+      {"tls_cert_file", Text(&ServerOptions::tls_cert_file)},
+      {"tls_key_file", Text(&ServerOptions::tls_key_file)},
+      {"tls_client_ca_file", Text(&ServerOptions::tls_client_ca_file)},
+      {"health_listen", Text(&ServerOptions::health_listen)},
       {"snapshot_create",
        [](const std::string& v, ServerOptions* o) {
          if (v != "admin" && v != "any") {
@@ -90,6 +94,25 @@ const std::map<std::string, Setter>& Setters() {
   return *kSetters;
 }
 
+// Half a TLS configuration must not start a plaintext server.
+absl::Status CheckTlsFlags(const ServerOptions& o) {
+  if (o.tls_cert_file.empty() != o.tls_key_file.empty()) {
+    return absl::InvalidArgumentError(
+        o.tls_cert_file.empty()
+            ? "--tls_key_file needs --tls_cert_file (no TLS without both)"
+            : "--tls_cert_file needs --tls_key_file (no TLS without both)");
+  }
+  if (!o.tls_client_ca_file.empty() && o.tls_cert_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--tls_client_ca_file needs --tls_cert_file and --tls_key_file");
+  }
+  if (!o.health_listen.empty() && o.health_listen == o.listen) {
+    return absl::InvalidArgumentError(
+        "--health_listen must differ from --listen");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<ServerOptions> ParseServerFlags(
@@ -121,6 +144,7 @@ absl::StatusOr<ServerOptions> ParseServerFlags(
           absl::StrCat("--", name, ": ", s.message()));
     }
   }
+  if (absl::Status s = CheckTlsFlags(options); !s.ok()) return s;
   return options;
 }
 
@@ -147,7 +171,10 @@ std::string ServerUsage() {
          "                [--port_file PATH] [--shutdown_grace_seconds N]\n"
          "                [--drain_notice_ms N] [--metrics_listen HOST:PORT]\n"
          "                [--admin_token_file PATH] "
-         "[--snapshot_create admin|any]\n";
+         "[--snapshot_create admin|any]\n"
+         "                [--tls_cert_file PEM --tls_key_file PEM "
+         "[--tls_client_ca_file PEM]]\n"
+         "                [--health_listen HOST:PORT]\n";
 }
 
 }  // namespace server

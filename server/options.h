@@ -25,6 +25,14 @@ struct ServerOptions {
   // answered instead of cancelled. Counted within the grace period.
   int drain_notice_ms = 1000;
   std::string admin_token_file;  // Empty: admin only on a local listener.
+  // TLS: cert and key together, or neither (plaintext). With a client CA,
+  // every client must present a certificate that CA signed (mTLS).
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_client_ca_file;
+  // A second, plaintext listener serving only grpc.health.v1.Health, for
+  // probes that cannot speak TLS (Kubernetes `grpc:` probes). Empty: none.
+  std::string health_listen;
   bool snapshot_create_admin = true;  // --snapshot_create=admin|any.
   // Largest response the server sends; a bigger one fails that call with
   // RESOURCE_EXHAUSTED. 0: the larger of 4 MiB (a default client's receive

@@ -1,5 +1,6 @@
 #include "server/options.h"
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 
 namespace toolgate {
@@ -69,6 +70,38 @@ TEST(ServerFlags, MetricsListenIsOffByDefaultAndDocumented) {
   EXPECT_EQ(o->metrics_listen, "127.0.0.1:9464");
   EXPECT_NE(ServerUsage().find("--metrics_listen HOST:PORT"),
             std::string::npos);
+}
+
+// Half a TLS configuration is a start-up error, never a plaintext server.
+TEST(ServerFlags, TlsFlagsMustComeTogether) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {{"--tls_cert_file=c.pem"}, "--tls_cert_file needs --tls_key_file"},
+      {{"--tls_key_file=k.pem"}, "--tls_key_file needs --tls_cert_file"},
+      {{"--tls_client_ca_file=ca.pem"},
+       "--tls_client_ca_file needs --tls_cert_file and --tls_key_file"},
+      {{"--tls_client_ca_file=ca.pem", "--tls_key_file=k.pem"},
+       "--tls_key_file needs --tls_cert_file"},
+      {{"--listen=127.0.0.1:1", "--health_listen=127.0.0.1:1"},
+       "--health_listen must differ from --listen"},
+  };
+  for (const Case& c : cases) {
+    auto o = ParseServerFlags(c.args);
+    ASSERT_FALSE(o.ok()) << c.args[0];
+    EXPECT_EQ(o.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StartsWith(o.status().message(), c.message))
+        << o.status().message();
+  }
+  auto ok = ParseServerFlags({"--tls_cert_file=c.pem", "--tls_key_file=k.pem",
+                              "--tls_client_ca_file=ca.pem",
+                              "--health_listen=0.0.0.0:8081"});
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->tls_cert_file, "c.pem");
+  EXPECT_EQ(ok->tls_key_file, "k.pem");
+  EXPECT_EQ(ok->tls_client_ca_file, "ca.pem");
+  EXPECT_EQ(ok->health_listen, "0.0.0.0:8081");
 }
 
 }  // namespace

@@ -44,7 +44,8 @@ echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) calls=$CALLS nproc=$(nproc)" \
   "load=\"$(cut -d' ' -f1-3 /proc/loadavg)\"" >&2
 start=$(date +%s)
 rc=0
-bench/soak/soak_against_server.sh "$WORK/toolgate" "$WORK/soak" \
+bench/with_server.sh "$WORK/toolgate" "$WORK/soak" \
+  --addr=@ADDR@ --server_pid=@PID@ \
   --calls="$CALLS" \
   --workers="${WORKERS:-4}" \
   --calls_per_run="${CALLS_PER_RUN:-50}" \

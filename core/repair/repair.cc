@@ -46,7 +46,6 @@ class Rewriter {
   RewriteResult Run() && {
     size_t i = 0;
     while (i < in_.size() && !cut_off_) i = Step(i);
-    if (pending_comma_) out_ += ',';
     RewriteResult result;
     result.text = std::move(out_);
     result.repairs = std::move(repairs_);
@@ -91,26 +90,25 @@ class Rewriter {
     }
   }
 
-  // A comma held back at the end of a member list is a trailing comma when
-  // the container closes next; otherwise it is written before the token.
-  void FlushComma() {
-    if (pending_comma_) out_ += ',';
-    pending_comma_ = false;
-  }
+  // A comma is written where it stands, so that strict JSON comes back
+  // byte for byte, and remembered until the next token: when that token
+  // closes the container it was a trailing comma and is taken out again
+  // (only whitespace follows it in out_, so each byte moves at most once).
+  void KeepComma() { pending_comma_ = false; }
 
   Expect AfterScalar() const {
     return expect_ == Expect::kKey ? Expect::kColon : Expect::kCommaOrEnd;
   }
 
   size_t Token(size_t i, size_t len, Expect next) {
-    FlushComma();
+    KeepComma();
     out_.append(in_.data() + i, len);
     expect_ = next;
     return i + len;
   }
 
   size_t Open(size_t i) {
-    FlushComma();
+    KeepComma();
     out_ += in_[i];
     stack_.push_back(in_[i]);
     expect_ = in_[i] == '{' ? Expect::kKey : Expect::kValue;
@@ -120,6 +118,7 @@ class Rewriter {
   size_t Close(size_t i) {
     if (pending_comma_) {
       pending_comma_ = false;
+      out_.erase(pending_comma_at_, 1);
       Note(kTrailingComma);
     }
     out_ += in_[i];
@@ -132,8 +131,9 @@ class Rewriter {
     if (expect_ != Expect::kCommaOrEnd || stack_.empty()) {
       return Token(i, 1, expect_);  // Leading or doubled: left invalid.
     }
-    FlushComma();
     pending_comma_ = true;
+    pending_comma_at_ = out_.size();
+    out_ += ',';
     expect_ = stack_.back() == '{' ? Expect::kKey : Expect::kValue;
     return i + 1;
   }
@@ -142,7 +142,7 @@ class Rewriter {
     size_t end = i;
     while (end < in_.size() && IsWordChar(in_[end])) ++end;
     const absl::string_view word = in_.substr(i, end - i);
-    FlushComma();
+    KeepComma();
     if (expect_ == Expect::kKey && IsIdentifier(word)) {
       absl::StrAppend(&out_, "\"", word, "\"");
       Note(kUnquotedKey);
@@ -171,13 +171,14 @@ class Rewriter {
   std::vector<char> stack_;
   Expect expect_ = Expect::kValue;
   bool pending_comma_ = false;
+  size_t pending_comma_at_ = 0;  // Where in out_ the pending comma is.
   bool cut_off_ = false;
 };
 
 // Copies one string as a double-quoted JSON string. An unterminated string
 // is copied to the end without a closing quote: truncated stays truncated.
 size_t Rewriter::String(size_t i, QuoteKind kind, size_t quote_len) {
-  FlushComma();
+  KeepComma();
   if (kind == QuoteKind::kSingle) Note(kSingleQuotes);
   if (kind == QuoteKind::kSmartDouble || kind == QuoteKind::kSmartSingle) {
     Note(kSmartQuotes);

@@ -177,6 +177,77 @@ TEST(Repair, StrictJsonComesBackUnchanged) {
   }
 }
 
+// repair.h promises strict JSON back byte for byte; commas followed by
+// whitespace were once written after that whitespace ("[1, 2]" came back
+// as "[1 ,2]"), which moved error columns off the input's.
+struct UnchangedCase {
+  std::string name;
+  std::string input;
+};
+
+void PrintTo(const UnchangedCase& c, std::ostream* os) { *os << c.name; }
+
+class StrictJsonUnchanged : public testing::TestWithParam<UnchangedCase> {};
+
+TEST_P(StrictJsonUnchanged, RewriteReturnsItByteForByte) {
+  const UnchangedCase& c = GetParam();
+  ASSERT_TRUE(ParseStrictJson(c.input).ok()) << "not strict JSON: " << c.input;
+  RewriteResult rewritten = RewriteSyntax(c.input);
+  EXPECT_EQ(rewritten.text, c.input);
+  EXPECT_THAT(rewritten.repairs, IsEmpty());
+  EXPECT_FALSE(rewritten.cut_off);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, StrictJsonUnchanged,
+    testing::Values(
+        UnchangedCase{"space_after_comma", R"({"a": 1, "b": 2})"},
+        UnchangedCase{"array_space_after_comma", "[1, 2, 3]"},
+        UnchangedCase{"pretty_printed",
+                      "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {}\n}\n"},
+        UnchangedCase{"tabs_and_crlf", "[1,\t2,\r\n\t3 ,4 , 5]"},
+        UnchangedCase{"space_before_and_after_comma", "[ 1 , 2 ]"},
+        UnchangedCase{"nested_commas", R"([[1, [2, 3]], {"x": [4, 5]}, 6])"},
+        UnchangedCase{"leading_and_trailing_space", "  [1,   2]  \n"},
+        UnchangedCase{"comma_inside_string", R"(["a, b", "c ,d"])"}),
+    [](const testing::TestParamInfo<UnchangedCase>& info) {
+      return info.param.name;
+    });
+
+// A repair changes only what it repairs: whitespace keeps its place
+// around the commas that stay.
+struct RewriteCase {
+  std::string name;
+  std::string input;
+  std::string text;  // Expected rewritten text, exactly.
+};
+
+void PrintTo(const RewriteCase& c, std::ostream* os) { *os << c.name; }
+
+class RepairedText : public testing::TestWithParam<RewriteCase> {};
+
+TEST_P(RepairedText, KeepsWhitespaceWhereItWas) {
+  const RewriteCase& c = GetParam();
+  EXPECT_EQ(RewriteSyntax(c.input).text, c.text);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, RepairedText,
+    testing::Values(
+        RewriteCase{"comment_after_comma", "[1, // c\n2]", "[1, \n2]"},
+        RewriteCase{"block_comment_after_comma", "[1, /* c */ 2]",
+                    "[1,  2]"},
+        RewriteCase{"trailing_comma_then_space", "[1, 2, \n]", "[1, 2 \n]"},
+        RewriteCase{"trailing_comma_then_comment", "{'a': 1, // c\n}",
+                    "{\"a\": 1 \n}"},
+        RewriteCase{"quotes_after_comma", "{'a': 1, 'b': 2}",
+                    R"({"a": 1, "b": 2})"},
+        RewriteCase{"comma_at_end_of_input", "[1, 2,", "[1, 2,"},
+        RewriteCase{"comma_then_space_at_end", "[1, 2, ", "[1, 2, "}),
+    [](const testing::TestParamInfo<RewriteCase>& info) {
+      return info.param.name;
+    });
+
 TEST(Repair, SizeCapAppliesBeforeRepair) {
   JsonLimits limits;
   limits.max_bytes = 10;

@@ -230,10 +230,13 @@ TEST(BudgetTest, DepthMultiplyingSchemaIsStoppedNotAccepted) {
 
 // Steps count work the schema makes long, not only evaluations.
 TEST(BudgetTest, StepsChargeSchemaSizedLoops) {
-  std::string numbers, names, patterns;
+  // Distinct required names (repeated ones are refused: the metaschema
+  // wants unique items), all present, so that every one is looked up.
+  std::string numbers, names, members, patterns;
   for (int i = 0; i < 1000; ++i) {
     absl::StrAppend(&numbers, i ? "," : "", 100 + i);
-    absl::StrAppend(&names, i ? "," : "", "\"a\"");
+    absl::StrAppend(&names, i ? "," : "", "\"a", i, "\"");
+    absl::StrAppend(&members, i ? "," : "", "\"a", i, "\":1");
     absl::StrAppend(&patterns, i ? "," : "", "\"^p", i, "$\":{}");
   }
   struct Case {
@@ -241,7 +244,8 @@ TEST(BudgetTest, StepsChargeSchemaSizedLoops) {
     uint64_t at_least;
   } cases[] = {
       {absl::StrCat(R"({"not":{"enum":[)", numbers, "]}}"), "1", 500},
-      {absl::StrCat(R"({"required":[)", names, "]}"), R"({"a":1})", 1000},
+      {absl::StrCat(R"({"required":[)", names, "]}"),
+       absl::StrCat("{", members, "}"), 1000},
       {absl::StrCat(R"({"patternProperties":{)", patterns, "}}"), R"({"a":1})",
        2000},
       {R"({"pattern":"a"})", absl::StrCat("\"", std::string(8000, 'b'), "\""),

@@ -41,7 +41,10 @@ struct CompileOptions {
   // Optional last-resort resolver for absolute URIs not in `documents` (the
   // CLI maps URL prefixes to directories with it). Must not do network I/O.
   std::function<absl::StatusOr<Json>(absl::string_view uri)> resolver;
-  // Hostile-schema limits.
+  // Hostile-schema limits. Each document is also validated against its
+  // metaschema, and that evaluation stops at the evaluator's depth bound:
+  // a 2020-12 document nested more than about 250 deep is refused whatever
+  // max_schema_depth says.
   size_t max_schema_nodes = 100000;
   int max_schema_depth = 128;
   // Bound, computed at compile time, on the subschema evaluations one

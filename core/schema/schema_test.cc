@@ -104,6 +104,12 @@ INSTANTIATE_TEST_SUITE_P(
         ViolationCase{"any_of", R"({"anyOf":[{"type":"string"},{"required":["id"]}]})",
                       "{}", "", "/anyOf", "anyOf", "at least one of 2",
                       "closest alternative"},
+        // Between alternatives failing as often, the one that takes the
+        // value's kind explains best: {} is an object missing "id".
+        ViolationCase{"any_of_closest_takes_the_values_kind",
+                      R"({"anyOf":[{"type":"string"},{"type":"object","required":["id"]}]})",
+                      "{}", "", "/anyOf", "anyOf", "at least one of 2",
+                      "closest alternative #1: missing required property \"id\""},
         ViolationCase{"one_of_two", R"({"oneOf":[{"type":"integer"},{"minimum":0}]})",
                       "3", "", "/oneOf", "oneOf", "exactly one of 2",
                       "matches 2 alternatives (#0, #1)"},

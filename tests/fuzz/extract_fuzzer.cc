@@ -34,15 +34,15 @@ const char* PolicyName(RepairPolicy policy) {
 
 void CheckResult(const ExtractionResult& r, RepairPolicy policy) {
   static const std::set<std::string>* const kCodes = new std::set<std::string>{
-      "no_tool_call",  "truncated_output",    "not_a_tool_call",
-      "trailing_code_block", "invalid_json",  "duplicate_key",
-      "nesting_too_deep",    "number_out_of_range", "input_too_large"};
+      "no_tool_call",        "truncated_output",    "not_a_tool_call",
+      "trailing_code_block", "invalid_json",        "duplicate_key",
+      "nesting_too_deep",    "number_out_of_range", "number_inexact",
+      "input_too_large"};
   FUZZ_CHECK(r.ok() == !r.calls.empty(), "%s: ok()=%d with %zu calls",
              PolicyName(policy), r.ok(), r.calls.size());
   if (!r.ok()) {
-    FUZZ_CHECK(kCodes->count(r.error.code) == 1,
-               "%s: undocumented code \"%s\"", PolicyName(policy),
-               r.error.code.c_str());
+    FUZZ_CHECK(kCodes->count(r.error.code) == 1, "%s: undocumented code \"%s\"",
+               PolicyName(policy), r.error.code.c_str());
     return;
   }
   FUZZ_CHECK(r.candidates_seen >= static_cast<int>(r.calls.size()),
@@ -61,12 +61,12 @@ void CheckResult(const ExtractionResult& r, RepairPolicy policy) {
 }
 
 bool SameCall(const ExtractedCall& a, const ExtractedCall& b) {
-  return a.name == b.name && a.arguments == b.arguments &&
-         a.source == b.source;
+  return a.name == b.name && a.arguments == b.arguments && a.source == b.source;
 }
 
 // The calls of `tail` are the last calls of `whole`.
-bool EndsWithCalls(const ExtractionResult& whole, const ExtractionResult& tail) {
+bool EndsWithCalls(const ExtractionResult& whole,
+                   const ExtractionResult& tail) {
   if (whole.calls.size() < tail.calls.size()) return false;
   const size_t offset = whole.calls.size() - tail.calls.size();
   for (size_t i = 0; i < tail.calls.size(); ++i) {
@@ -78,7 +78,8 @@ bool EndsWithCalls(const ExtractionResult& whole, const ExtractionResult& tail) 
 constexpr absl::string_view kCutOff[] = {
     "\n<tool_call>", "\n```json\n", "\n{\"name\": \"a\", \"arguments\": {"};
 constexpr absl::string_view kEarlierCall =
-    "<tool_call>{\"name\": \"earlier\", \"arguments\": {\"x\": 1}}</tool_call>\n";
+    "<tool_call>{\"name\": \"earlier\", \"arguments\": {\"x\": "
+    "1}}</tool_call>\n";
 
 void CheckPolicy(absl::string_view text, RepairPolicy policy,
                  const ExtractionResult& r) {
@@ -98,7 +99,8 @@ void CheckPolicy(absl::string_view text, RepairPolicy policy,
     FUZZ_CHECK(p.ok() && EndsWithCalls(p, r),
                "%s: a complete call before the text changes the calls read "
                "from it (%s)",
-               PolicyName(policy), p.ok() ? "other calls" : p.error.code.c_str());
+               PolicyName(policy),
+               p.ok() ? "other calls" : p.error.code.c_str());
   } else if (r.error.code != extract::kNoToolCall) {
     FUZZ_CHECK(!p.ok(),
                "%s: the text fails with %s, but an earlier call makes it "

@@ -30,10 +30,10 @@ namespace {
 
 void CheckRefusal(const absl::Status& status) {
   static const std::set<std::string>* const kCodes = new std::set<std::string>{
-      std::string(kInputTooLarge),   std::string(kInvalidJson),
-      std::string(kTruncatedJson),   std::string(kEmptyInput),
-      std::string(kDuplicateKey),    std::string(kNestingTooDeep),
-      std::string(kNumberOutOfRange)};
+      std::string(kInputTooLarge),    std::string(kInvalidJson),
+      std::string(kTruncatedJson),    std::string(kEmptyInput),
+      std::string(kDuplicateKey),     std::string(kNestingTooDeep),
+      std::string(kNumberOutOfRange), std::string(kNumberInexact)};
   FUZZ_CHECK(status.code() == absl::StatusCode::kInvalidArgument,
              "refusal is not INVALID_ARGUMENT: %s", status.ToString().c_str());
   const std::string code = JsonErrorCode(status);

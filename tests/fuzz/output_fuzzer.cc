@@ -75,10 +75,14 @@ const Tools& Examples() {
 
 const CompiledTool* PickTool(int which) {
   switch (which) {
-    case 1: return Examples().billing->FindTool("get_invoice");
-    case 2: return Examples().customers->FindTool("get_customer");
-    case 3: return Examples().customers->FindTool("delete_ticket");
-    default: return nullptr;
+    case 1:
+      return Examples().billing->FindTool("get_invoice");
+    case 2:
+      return Examples().customers->FindTool("get_customer");
+    case 3:
+      return Examples().customers->FindTool("delete_ticket");
+    default:
+      return nullptr;
   }
 }
 
@@ -92,6 +96,8 @@ bool CarriesError(const Json& v) {
   if (v.is_null()) return false;
   if (v.is_boolean()) return v.get<bool>();
   if (v.is_number()) return v != 0;
+  // README: "" carries no error (json::empty() is false for any string).
+  if (v.is_string()) return !v.get_ref<const std::string&>().empty();
   return !v.empty();
 }
 
@@ -117,9 +123,9 @@ void CheckValid(const output::OutputRequest& request,
   const Json* payload = doc.operator->();
   if (mcp) {
     for (const Json& item : (*doc)["content"]) {
-      FUZZ_CHECK(item.is_object() && item.contains("type") &&
-                     item["type"].is_string(),
-                 "VALID MCP result with a malformed content item");
+      FUZZ_CHECK(
+          item.is_object() && item.contains("type") && item["type"].is_string(),
+          "VALID MCP result with a malformed content item");
     }
     FUZZ_CHECK(!doc->contains("isError") || (*doc)["isError"].is_boolean(),
                "VALID MCP result with a non-boolean isError");
@@ -134,8 +140,9 @@ void CheckValid(const output::OutputRequest& request,
     }
   }
   if (spec->output_schema != nullptr) {
-    FUZZ_CHECK(payload != nullptr, "VALID without the structuredContent the "
-                                   "output schema needs");
+    FUZZ_CHECK(payload != nullptr,
+               "VALID without the structuredContent the "
+               "output schema needs");
     FUZZ_CHECK(spec->output_schema->IsValid(*payload),
                "VALID payload fails the output schema: %s",
                TruncatedJson(*payload, 300).c_str());
@@ -145,17 +152,32 @@ void CheckValid(const output::OutputRequest& request,
 void CheckInvalid(const OutputResult& r, const output::OutputRequest& request,
                   const output::OutputSpec* spec,
                   const output::OutputLimits& limits) {
-  static const std::set<std::string>* const kCodes = new std::set<std::string>{
-      "unknown_tool", "http_status", "content_type", "output_too_large",
-      "markup_body", "invalid_utf8", "invalid_json", "truncated_json",
-      "empty_input", "duplicate_key", "nesting_too_deep",
-      "number_out_of_range", "mcp_malformed_result", "mcp_is_error",
-      "error_in_success_wrapper", "markup_in_string",
-      "missing_structured_content", "output_schema", "internal_error"};
-  FUZZ_CHECK(!r.violations.empty() &&
-                 r.violations.size() <= limits.max_violations,
-             "INVALID with %zu violations (cap %zu)", r.violations.size(),
-             limits.max_violations);
+  static const std::set<std::string>* const kCodes =
+      new std::set<std::string>{"unknown_tool",
+                                "http_status",
+                                "content_type",
+                                "output_too_large",
+                                "markup_body",
+                                "invalid_utf8",
+                                "invalid_json",
+                                "truncated_json",
+                                "empty_input",
+                                "duplicate_key",
+                                "nesting_too_deep",
+                                "number_out_of_range",
+                                "number_inexact",
+                                "mcp_malformed_result",
+                                "mcp_is_error",
+                                "error_status",
+                                "error_in_success_wrapper",
+                                "markup_in_string",
+                                "missing_structured_content",
+                                "output_schema",
+                                "internal_error"};
+  FUZZ_CHECK(
+      !r.violations.empty() && r.violations.size() <= limits.max_violations,
+      "INVALID with %zu violations (cap %zu)", r.violations.size(),
+      limits.max_violations);
   FUZZ_CHECK(r.stop_reason == output::kStopReasonInvalidToolOutput,
              "INVALID with stop_reason \"%s\"", r.stop_reason.c_str());
   const bool degrade = request.mode == output::OutputMode::kDegrade;
@@ -169,8 +191,7 @@ void CheckInvalid(const OutputResult& r, const output::OutputRequest& request,
                v.message.c_str());
   }
   FUZZ_CHECK(spec != nullptr || r.violations[0].code == "unknown_tool",
-             "unknown tool reported first as %s",
-             r.violations[0].code.c_str());
+             "unknown tool reported first as %s", r.violations[0].code.c_str());
 }
 
 void CheckPointers(const OutputResult& r, const output::OutputRequest& request,
@@ -214,7 +235,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const output::OutputSpec* spec = nullptr;
   if (tool != nullptr) {
     spec_value.output_schema = tool->output.get();
-    spec_value.format = static_cast<output::ResultFormat>(((data[1] >> 2) & 3) % 3);
+    spec_value.format =
+        static_cast<output::ResultFormat>(((data[1] >> 2) & 3) % 3);
     spec_value.allow_markup_in_strings = (data[0] & 0x80) != 0;
     spec = &spec_value;
   }
@@ -228,10 +250,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(r.findings.size() <= limits.max_findings, "%zu findings",
              r.findings.size());
   if (r.verdict == OutputVerdict::kValid) {
-    FUZZ_CHECK(r.violations.empty() && r.stop_reason.empty() &&
-                   r.safe_mode.empty(),
-               "VALID with %zu violations, stop_reason \"%s\"",
-               r.violations.size(), r.stop_reason.c_str());
+    FUZZ_CHECK(
+        r.violations.empty() && r.stop_reason.empty() && r.safe_mode.empty(),
+        "VALID with %zu violations, stop_reason \"%s\"", r.violations.size(),
+        r.stop_reason.c_str());
     CheckValid(request, spec, type, limits);
   } else {
     CheckInvalid(r, request, spec, limits);

@@ -13,6 +13,8 @@
 #   FUZZ_WORK         where the growing corpus, crash artifacts and logs go
 #                     (default ~/.cache/toolgate-fuzz; never the repository)
 #   FUZZ_SKIP_BUILD   1: use the binary already built (run_all.sh does)
+#   FUZZ_BIN_DIR      the fuzz build's bazel-bin (run_all.sh passes it, so
+#                     parallel runs do not queue on Bazel's lock)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -49,7 +51,8 @@ fi
 if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then
   "${bazel_fuzz[@]}" build --config=fuzz "//tests/fuzz:$target" || exit 1
 fi
-bin="$("${bazel_fuzz[@]}" info --config=fuzz bazel-bin 2>/dev/null)/tests/fuzz/$target"
+bin_dir="${FUZZ_BIN_DIR:-$("${bazel_fuzz[@]}" info --config=fuzz bazel-bin 2>/dev/null)}"
+bin="$bin_dir/tests/fuzz/$target"
 [ -x "$bin" ] || { echo "run.sh: $bin not built" >&2; exit 1; }
 
 corpus="$work/corpus/$target"

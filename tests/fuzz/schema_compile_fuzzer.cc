@@ -5,12 +5,12 @@
 //
 // Invariants (schema.h):
 //  * a refusal is INVALID_ARGUMENT;
-//  * what compiles is a schema of its dialect: it validates against that
+//  * what compiles is a schema of its dialect: the whole document, dead
+//    subschemas and annotations included, validates against that
 //    dialect's built-in metaschema (a keyword value the metaschema refuses,
-//    e.g. "minLength": -1 or "type": "text", must be refused at compile
-//    time, not silently ignored), except for the parts Compile knowingly
-//    does not read or check (metaschema_check.h). Checked when no
-//    subschema switches the dialect with a nested "$schema";
+//    e.g. "minLength": -1, "type": "text" or "title": 5, must be refused
+//    at compile time, not silently ignored). Checked when no subschema
+//    switches the dialect with a nested "$schema" (metaschema_check.h);
 //  * compiling is deterministic and depends on the value only: the
 //    canonical re-serialization compiles too, to a schema that decides a
 //    set of probe instances identically;
@@ -86,12 +86,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
              schema.warnings().size());
 
   if (!fuzz::HasNestedSchemaKeyword(*doc)) {
-    const Json checked = fuzz::ForMetaschemaCheck(
-        *doc, {schema.dialect(), options.format_assertion});
-    FUZZ_CHECK(Metaschema(schema.dialect()).IsValid(checked),
+    FUZZ_CHECK(Metaschema(schema.dialect()).IsValid(*doc),
                "compiled a schema its %s metaschema refuses: %s",
                schema.dialect() == Dialect::kDraft7 ? "draft-07" : "2020-12",
-               TruncatedJson(checked, 400).c_str());
+               TruncatedJson(*doc, 400).c_str());
   }
 
   const absl::StatusOr<Json> reread =

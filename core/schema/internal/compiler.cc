@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/schema/internal/compiler_impl.h"
 #include "core/schema/internal/json_value.h"
+#include "core/schema/internal/metaschema_check.h"
 
 namespace toolgate {
 namespace schema {
@@ -200,11 +201,17 @@ absl::StatusOr<JsonNumber> Compiler::Number(const Ctx& c,
 }
 
 absl::StatusOr<std::unique_ptr<Program>> CompileProgram(
-    const Json& schema, const CompileOptions& options) {
+    const Json& schema, const CompileOptions& options, MetaschemaCheck check) {
   auto program = std::make_unique<Program>();
   Compiler compiler(options, program.get());
   absl::Status s = compiler.Run(schema);
   if (!s.ok()) return s;
+  // After the compile, so that every refusal the compiler makes keeps its
+  // own message; this adds what only the metaschema refuses.
+  if (check == MetaschemaCheck::kOn) {
+    s = CheckAgainstMetaschemas(compiler.registry());
+    if (!s.ok()) return s;
+  }
   return program;
 }
 

@@ -14,8 +14,13 @@ namespace toolgate {
 namespace schema {
 namespace internal {
 
+// Whether a compiled document is also held to its dialect's metaschema
+// (metaschema_check.h). kOff only compiles the built-in metaschemas.
+enum class MetaschemaCheck { kOn, kOff };
+
 absl::StatusOr<std::unique_ptr<Program>> CompileProgram(
-    const Json& schema, const CompileOptions& options);
+    const Json& schema, const CompileOptions& options,
+    MetaschemaCheck check = MetaschemaCheck::kOn);
 
 }  // namespace internal
 }  // namespace schema

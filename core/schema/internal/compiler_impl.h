@@ -33,6 +33,9 @@ class Compiler {
 
   absl::Status Run(const Json& schema);
 
+  // The documents and resources of the last Run.
+  const Registry& registry() const { return registry_; }
+
  private:
   // Where a keyword of the node being compiled lives, and its context.
   // Copied out of the registry, which may grow (and move) while a $ref

@@ -82,21 +82,43 @@ bool Evaluator::ReportAlternatives(const Instr& ins, const Json& v,
   return false;
 }
 
+// Whether `got` refuses the value at `here` for its kind (type, enum,
+// const, false) rather than for a detail of a value of the right kind.
+bool RefusesKind(const std::vector<SchemaViolation>& got,
+                 const std::string& here) {
+  for (const SchemaViolation& d : got) {
+    if (d.instance_pointer == here &&
+        (d.keyword == "type" || d.keyword == "enum" || d.keyword == "const" ||
+         d.keyword == "false")) {
+      return true;
+    }
+  }
+  return false;
+}
+
 std::string Evaluator::Closest(const Instr& ins, const Json& v) {
   // Re-run each alternative collecting its violations, once, without
-  // nested detail (bounded work), and keep the one with fewest.
+  // nested detail (bounded work), and keep the one with fewest; between
+  // as few, the one that takes the value's kind ("type": [] is an array
+  // with too few items, not a misspelt type name).
   if (!detail_ || !sink_) return "";
   detail_ = false;
   Sink* saved = sink_;
+  const std::string here = Pointer();
   std::vector<SchemaViolation> best;
+  bool best_refuses_kind = false;
   size_t best_index = 0;
   for (size_t i = 0; i < ins.nodes.size() && !aborted_; ++i) {
     std::vector<SchemaViolation> got;
     Sink tmp{&got, 8, 0};
     sink_ = &tmp;
     Eval(*ins.nodes[i], v, nullptr);
-    if (!got.empty() && (best.empty() || got.size() < best.size())) {
+    if (got.empty()) continue;
+    const bool refuses_kind = RefusesKind(got, here);
+    if (best.empty() || got.size() < best.size() ||
+        (got.size() == best.size() && best_refuses_kind && !refuses_kind)) {
       best = std::move(got);
+      best_refuses_kind = refuses_kind;
       best_index = i;
     }
   }

@@ -104,12 +104,13 @@ absl::Status Registry::CheckSize(const Json& doc,
 }
 
 absl::Status Registry::AddDocument(const std::string& uri, Json json,
-                                   Dialect fallback) {
+                                   Dialect fallback, bool builtin) {
   absl::Status size = CheckSize(json, uri == kDefaultBase ? "" : uri);
   if (!size.ok()) return size;
   const int doc = static_cast<int>(docs_.size());
   docs_.push_back(std::move(json));
   doc_uris_.push_back(uri);
+  doc_builtin_.push_back(builtin);
   Resource r;
   r.uri = uri;
   r.root = Location{doc, ""};
@@ -199,6 +200,7 @@ absl::Status Registry::EnterResource(int doc, const Json& v,
       Resource& r = resources_[*res];
       r.dialect = dialect;
       r.vocab = vocab;
+      r.declares_schema = schema_it != v.end();
       if (new_uri) {
         r.uri = absolute;
         by_uri_.emplace(absolute, *res);
@@ -209,6 +211,7 @@ absl::Status Registry::EnterResource(int doc, const Json& v,
       r.root = Location{doc, ptr};
       r.dialect = dialect;
       r.vocab = vocab;
+      r.declares_schema = schema_it != v.end();
       resources_.push_back(r);
       *res = static_cast<int>(resources_.size()) - 1;
       if (new_uri) by_uri_.emplace(absolute, *res);
@@ -288,7 +291,7 @@ absl::Status Registry::Load(const std::string& uri, Dialect referrer,
   if (const char* text = FindBuiltinMetaschema(uri)) {
     auto parsed = ParseStrictJson(text, JsonLimits{1 << 20, 64});
     if (!parsed.ok()) return parsed.status();
-    return AddDocument(uri, *std::move(parsed), referrer);
+    return AddDocument(uri, *std::move(parsed), referrer, /*builtin=*/true);
   }
   if (options_.resolver) {
     auto resolved = options_.resolver(uri);

@@ -45,6 +45,7 @@ struct Resource {
   Location root;
   Dialect dialect = Dialect::kDraft2020_12;
   uint32_t vocab = kVocabAll;
+  bool declares_schema = false;  // Its root has "$schema": a dialect root.
   std::map<std::string, std::string> anchors;          // name -> pointer
   std::map<std::string, std::string> dynamic_anchors;  // name -> pointer
 };
@@ -70,13 +71,16 @@ class Registry {
   const Resource& resource(int i) const { return resources_[i]; }
   int resource_count() const { return static_cast<int>(resources_.size()); }
   const std::string& doc_uri(int doc) const { return doc_uris_[doc]; }
+  int doc_count() const { return static_cast<int>(docs_.size()); }
+  // A metaschema built into the binary, not a document from the caller.
+  bool doc_is_builtin(int doc) const { return doc_builtin_[doc]; }
 
   // "pointer" for the root document, "uri#pointer" for others.
   std::string Where(const Location& loc) const;
 
  private:
   absl::Status AddDocument(const std::string& uri, Json json,
-                           Dialect fallback);
+                           Dialect fallback, bool builtin = false);
   absl::Status CheckSize(const Json& doc, const std::string& uri) const;
   absl::Status Scan(int doc, const Json& v, const std::string& ptr, int res,
                     int depth);
@@ -93,6 +97,7 @@ class Registry {
   std::map<std::string, Json> documents_;  // Keys without trailing '#'.
   std::deque<Json> docs_;
   std::vector<std::string> doc_uris_;
+  std::vector<bool> doc_builtin_;
   std::vector<Resource> resources_;
   absl::flat_hash_map<std::string, int> by_uri_;
   absl::flat_hash_map<std::string, int> resource_at_;  // doc:ptr -> res
