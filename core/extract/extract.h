@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "core/extract/scan.h"
 #include "core/json/strict_json.h"
 #include "core/repair/repair.h"
@@ -96,6 +97,36 @@ ExtractionResult ExtractToolCalls(
     absl::string_view text,
     repair::RepairPolicy policy = repair::RepairPolicy::kStrict,
     const ExtractLimits& limits = ExtractLimits());
+
+// ExtractToolCalls is these two steps; the engine runs them as separate
+// stages of its pipeline (core/engine/validate_tool_call.cc).
+//
+// Step 1, the candidates: the authoritative ones of `text` (the last
+// candidate, or the run of tags it ends). An output too large, cut off,
+// without a candidate or ending in an unread code block fails as a whole:
+// `error` is set and no candidate is authoritative.
+struct CandidateSet {
+  bool ok() const { return error.code.empty(); }
+  // scan.candidates[first, end) are authoritative; they point into `text`.
+  absl::Span<const Candidate> authoritative() const {
+    return absl::MakeConstSpan(scan.candidates).subspan(first);
+  }
+
+  ScanResult scan;
+  size_t first = 0;
+  int candidates_seen = 0;  // Candidates in the whole text.
+  ExtractionError error;    // call_index is -1: the output as a whole.
+};
+CandidateSet FindCandidates(absl::string_view text,
+                            const ExtractLimits& limits = ExtractLimits());
+
+// Step 2, one candidate read as a call: its JSON parsed under `policy`
+// (strictly, and under kSyntaxRepair rewritten and parsed strictly again:
+// core/repair), then its shape checked. The error's call_index is left for
+// the caller to set; `call->candidates_seen` too.
+ExtractionError ReadCandidate(const Candidate& candidate,
+                              repair::RepairPolicy policy,
+                              const JsonLimits& limits, ExtractedCall* call);
 
 }  // namespace extract
 }  // namespace toolgate
