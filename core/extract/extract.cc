@@ -148,19 +148,19 @@ CandidateSet FindCandidates(absl::string_view text,
                             const ExtractLimits& limits) {
   CandidateSet set;
   if (text.size() > limits.max_input_bytes) {
-    set.error = Error(kInputTooLarge, "",
-                      absl::StrCat("output is ", text.size(),
-                                   " bytes; the limit is ",
-                                   limits.max_input_bytes));
+    set.error =
+        Error(kInputTooLarge, "",
+              absl::StrCat("output is ", text.size(), " bytes; the limit is ",
+                           limits.max_input_bytes));
     return set;
   }
   set.scan = ScanCandidates(text);
   const ScanResult& scan = set.scan;
   set.candidates_seen = static_cast<int>(scan.candidates.size());
   if (scan.truncation != Truncation::kNone) {
-    set.error = Error(kTruncatedOutput, "",
-                      absl::StrCat("the output was cut off: ",
-                                   scan.truncation_message));
+    set.error = Error(
+        kTruncatedOutput, "",
+        absl::StrCat("the output was cut off: ", scan.truncation_message));
   } else if (scan.candidates.empty()) {
     set.error = Error(kNoToolCall, "",
                       "no tool call found: expected <tool_call> tags, a "

@@ -8,8 +8,9 @@
 //   * the LAST candidate is authoritative; earlier ones are scratchpad. When
 //     the last candidate is a <tool_call> tag, the calls are the run of
 //     tags it ends, separated only by white space (several tags are
-//     parallel calls; a tag in the prose before them is scratchpad). An example in the reasoning is never executed, and an earlier
-//     valid call never stands in for a later broken one;
+//     parallel calls; a tag in the prose before them is scratchpad). An example
+//     in the reasoning is never executed, and an earlier valid call never
+//     stands in for a later broken one;
 //   * text cut off anywhere (an unclosed tag, fence, <think>, object or ReAct
 //     call, or a partial delimiter at the very end) is `truncated_output`,
 //     even when an earlier candidate is complete: output that was cut off is
@@ -57,8 +58,8 @@ inline constexpr absl::string_view kNotAToolCall = "not_a_tool_call";
 inline constexpr absl::string_view kTrailingCodeBlock = "trailing_code_block";
 // Codes shared with the strict parser (core/json/strict_json.h).
 using ::toolgate::kDuplicateKey;
-using ::toolgate::kInvalidJson;
 using ::toolgate::kInputTooLarge;
+using ::toolgate::kInvalidJson;
 using ::toolgate::kNestingTooDeep;
 using ::toolgate::kNumberOutOfRange;
 
@@ -73,8 +74,8 @@ struct ExtractedCall {
   Json arguments;  // Always an object.
   CallSource source = CallSource::kBareObject;
   absl::string_view source_name() const { return CallSourceName(source); }
-  int candidates_seen = 0;           // Candidates in the whole text.
-  std::vector<std::string> repairs;  // Empty under STRICT.
+  int candidates_seen = 0;            // Candidates in the whole text.
+  std::vector<std::string> repairs;   // Empty under STRICT.
   bool arguments_was_string = false;  // OpenAI-style string arguments.
 };
 

@@ -9,10 +9,9 @@ namespace {
 void CheckCall(CheckedCall& call, int index, const GateOptions& options,
                std::vector<Violation>* out) {
   std::vector<schema::SchemaViolation> found;
-  call.valid = call.tool->input->Validate(call.raw.arguments,
-                                          schema::ValidationMode::kAllErrors,
-                                          options.max_violations_per_call,
-                                          &found);
+  call.valid = call.tool->input->Validate(
+      call.raw.arguments, schema::ValidationMode::kAllErrors,
+      options.max_violations_per_call, &found);
   if (call.valid) return;
   if (found.empty()) {
     // The engine said invalid without saying why: still a reject.
