@@ -16,10 +16,4 @@ absl::string_view DecisionName(Decision d) {
   return "REJECT";
 }
 
-bool StillWaiting(const GateOptions& options, GateResult* result) {
-  if (options.cancel == nullptr) return true;
-  result->interrupted = options.cancel->Check();
-  return result->interrupted.ok();
-}
-
 }  // namespace toolgate

@@ -82,8 +82,12 @@ struct GateOptions {
 };
 
 // Sets result->interrupted from options.cancel; true while the caller
-// still waits.
-bool StillWaiting(const GateOptions& options, GateResult* result);
+// still waits. Inline: it runs between every two calls of every stage.
+inline bool StillWaiting(const GateOptions& options, GateResult* result) {
+  if (options.cancel == nullptr) return true;
+  result->interrupted = options.cancel->Check();
+  return result->interrupted.ok();
+}
 
 }  // namespace toolgate
 

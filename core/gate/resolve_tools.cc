@@ -89,7 +89,7 @@ ReadError OutputError(const RawCalls& calls) {
 
 }  // namespace
 
-void ResolveTools(const Snapshot& snapshot, RawCalls calls,
+void ResolveTools(const Snapshot& snapshot, RawCalls&& calls,
                   const GateOptions& options, GateResult* result) {
   if (ReadError e = OutputError(calls); !e.ok()) {
     result->violations.push_back(FromReadError(e, "", -1));

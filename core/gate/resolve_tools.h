@@ -18,7 +18,8 @@
 
 namespace toolgate {
 
-void ResolveTools(const Snapshot& snapshot, RawCalls calls,
+// `calls` is consumed (its calls move into result->calls).
+void ResolveTools(const Snapshot& snapshot, RawCalls&& calls,
                   const GateOptions& options, GateResult* result);
 
 }  // namespace toolgate

@@ -14,17 +14,18 @@ namespace pipeline {
 namespace {
 
 // What the caller learns about one call: for an ALLOW, exactly the value
-// that was validated, in canonical form.
+// that was validated, in canonical form. The call's texts move into the
+// report (the decision is made; nothing reads them from the gate again).
 CallReport ToReport(CheckedCall& c) {
   CallReport report;
-  report.id = c.raw.id;
+  report.id = std::move(c.raw.id);
   // A name that resolved to no tool is echoed cut to the longest a tool
   // name can be (a model may send a huge one).
-  report.name = c.tool != nullptr ? c.raw.name
+  report.name = c.tool != nullptr ? std::move(c.raw.name)
                                   : TruncateText(c.raw.name, kMaxToolNameBytes);
   if (c.raw.error.ok()) report.arguments_json = CanonicalJson(c.raw.arguments);
   report.repairs = std::move(c.raw.repairs);
-  report.source = c.raw.source;
+  report.source = std::move(c.raw.source);
   report.candidates_seen = c.raw.candidates_seen;
   return report;
 }

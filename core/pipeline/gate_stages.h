@@ -7,7 +7,8 @@
 // DEADLINE_EXCEEDED, never a decision. Decide also writes the decision
 // into call.response: decision, stop_reason, violations, and a report of
 // each call (for an ALLOW, exactly the arguments that were validated, in
-// canonical form).
+// canonical form). The calls' id, name, source and repairs move into
+// those reports: a stage after Decide reads them from call.response.
 //
 // Run policies (kill_switch.h; later argument policy, approvals, budgets)
 // go between RequireApproval and Decide and speak through call.gate's
