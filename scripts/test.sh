@@ -71,7 +71,7 @@ if [ -z "${TOOLGATE_QUICK:-}" ]; then
   cache="$HOME/.cache"
   bazel_suite "asan+ubsan" "$cache/toolgate-bazel-asan" "//..." --config=asan
   bazel_suite "tsan" "$cache/toolgate-bazel-tsan" \
-    "//core/run/... //core/engine/... //core/snapshot/... //core/schema/... //server/... //client/... //tests/integration/..." \
+    "//core/run/... //core/engine/... //core/pipeline/... //core/snapshot/... //core/schema/... //server/... //client/... //tests/integration/..." \
     --config=tsan
   script_stage "fuzz smoke (each target ${FUZZ_SECONDS:-60}s)" \
     tests/fuzz/ci_smoke.sh

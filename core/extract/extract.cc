@@ -88,34 +88,6 @@ ExtractionError ReadCallObject(const Json& value, const JsonLimits& limits,
   return ReadArguments(*args, limits, call);
 }
 
-ExtractionError ReadCandidate(const Candidate& candidate,
-                              repair::RepairPolicy policy,
-                              const JsonLimits& limits, ExtractedCall* call) {
-  call->source = candidate.source;
-  if (!candidate.defect_code.empty()) {
-    return Error(candidate.defect_code, "", candidate.defect_message);
-  }
-  repair::ParsedJson parsed = repair::ParseJson(candidate.json, policy, limits);
-  if (!parsed.ok()) {
-    return Error(MapJsonCode(parsed.code), parsed.pointer, parsed.message);
-  }
-  call->repairs = std::move(parsed.repairs);
-  if (candidate.source != CallSource::kReact) {
-    return ReadCallObject(parsed.value, limits, call);
-  }
-  if (candidate.react_name.empty()) {
-    return Error(kNotAToolCall, "", "the Action line names no tool");
-  }
-  if (!parsed.value.is_object()) {
-    return Error(kNotAToolCall, "",
-                 absl::StrCat("the Action Input must be a JSON object, found ",
-                              JsonTypeName(parsed.value)));
-  }
-  call->name = candidate.react_name;
-  call->arguments = std::move(parsed.value);
-  return {};
-}
-
 // The last candidate, or the run of tags it ends (parallel calls). Only
 // tags separated by white space form a run: an example tag in the prose
 // before the real one is scratchpad, like any earlier candidate.
@@ -144,48 +116,85 @@ ExtractionResult Fail(ExtractionResult result, ExtractionError error) {
 
 }  // namespace
 
+ExtractionError ReadCandidate(const Candidate& candidate,
+                              repair::RepairPolicy policy,
+                              const JsonLimits& limits, ExtractedCall* call) {
+  call->source = candidate.source;
+  if (!candidate.defect_code.empty()) {
+    return Error(candidate.defect_code, "", candidate.defect_message);
+  }
+  repair::ParsedJson parsed = repair::ParseJson(candidate.json, policy, limits);
+  if (!parsed.ok()) {
+    return Error(MapJsonCode(parsed.code), parsed.pointer, parsed.message);
+  }
+  call->repairs = std::move(parsed.repairs);
+  if (candidate.source != CallSource::kReact) {
+    return ReadCallObject(parsed.value, limits, call);
+  }
+  if (candidate.react_name.empty()) {
+    return Error(kNotAToolCall, "", "the Action line names no tool");
+  }
+  if (!parsed.value.is_object()) {
+    return Error(kNotAToolCall, "",
+                 absl::StrCat("the Action Input must be a JSON object, found ",
+                              JsonTypeName(parsed.value)));
+  }
+  call->name = candidate.react_name;
+  call->arguments = std::move(parsed.value);
+  return {};
+}
+
+CandidateSet FindCandidates(absl::string_view text,
+                            const ExtractLimits& limits) {
+  CandidateSet set;
+  if (text.size() > limits.max_input_bytes) {
+    set.error =
+        Error(kInputTooLarge, "",
+              absl::StrCat("output is ", text.size(), " bytes; the limit is ",
+                           limits.max_input_bytes));
+    return set;
+  }
+  set.scan = ScanCandidates(text);
+  const ScanResult& scan = set.scan;
+  set.candidates_seen = static_cast<int>(scan.candidates.size());
+  if (scan.truncation != Truncation::kNone) {
+    set.error = Error(
+        kTruncatedOutput, "",
+        absl::StrCat("the output was cut off: ", scan.truncation_message));
+  } else if (scan.candidates.empty()) {
+    set.error = Error(kNoToolCall, "",
+                      "no tool call found: expected <tool_call> tags, a "
+                      "```json block, Action/Action Input lines, or a "
+                      "{\"name\", \"arguments\"} object");
+  } else if (scan.last_fence_line != absl::string_view::npos &&
+             scan.last_fence_line >= scan.candidates.back().end) {
+    set.error = Error(kTrailingCodeBlock, "",
+                      "a code block follows the last tool call (a non-JSON, "
+                      "indented, quoted, listed, commented or reasoning "
+                      "fence): the final call is ambiguous; end the output "
+                      "with the call");
+  } else {
+    set.first = AuthoritativeBegin(text, scan.candidates);
+    return set;
+  }
+  set.first = scan.candidates.size();  // None is authoritative.
+  return set;
+}
+
 ExtractionResult ExtractToolCalls(absl::string_view text,
                                   repair::RepairPolicy policy,
                                   const ExtractLimits& limits) {
   ExtractionResult result;
-  if (text.size() > limits.max_input_bytes) {
-    return Fail(std::move(result),
-                Error(kInputTooLarge, "",
-                      absl::StrCat("output is ", text.size(),
-                                   " bytes; the limit is ",
-                                   limits.max_input_bytes)));
-  }
-  const ScanResult scan = ScanCandidates(text);
-  result.candidates_seen = static_cast<int>(scan.candidates.size());
-  if (scan.truncation != Truncation::kNone) {
-    return Fail(std::move(result),
-                Error(kTruncatedOutput, "",
-                      absl::StrCat("the output was cut off: ",
-                                   scan.truncation_message)));
-  }
-  if (scan.candidates.empty()) {
-    return Fail(std::move(result),
-                Error(kNoToolCall, "",
-                      "no tool call found: expected <tool_call> tags, a "
-                      "```json block, Action/Action Input lines, or a "
-                      "{\"name\", \"arguments\"} object"));
-  }
-  if (scan.last_fence_line != absl::string_view::npos &&
-      scan.last_fence_line >= scan.candidates.back().end) {
-    return Fail(std::move(result),
-                Error(kTrailingCodeBlock, "",
-                      "a code block follows the last tool call (a non-JSON, "
-                      "indented, quoted, listed, commented or reasoning "
-                      "fence): the final call is ambiguous; end the output "
-                      "with the call"));
-  }
-  const size_t first = AuthoritativeBegin(text, scan.candidates);
-  for (size_t i = first; i < scan.candidates.size(); ++i) {
+  const CandidateSet set = FindCandidates(text, limits);
+  result.candidates_seen = set.candidates_seen;
+  if (!set.ok()) return Fail(std::move(result), set.error);
+  const absl::Span<const Candidate> candidates = set.authoritative();
+  for (size_t i = 0; i < candidates.size(); ++i) {
     ExtractedCall call;
     ExtractionError error =
-        ReadCandidate(scan.candidates[i], policy, limits.json, &call);
+        ReadCandidate(candidates[i], policy, limits.json, &call);
     if (!error.code.empty()) {
-      error.call_index = static_cast<int>(i - first);
+      error.call_index = static_cast<int>(i);
       return Fail(std::move(result), std::move(error));
     }
     call.candidates_seen = result.candidates_seen;

@@ -8,8 +8,9 @@
 //   * the LAST candidate is authoritative; earlier ones are scratchpad. When
 //     the last candidate is a <tool_call> tag, the calls are the run of
 //     tags it ends, separated only by white space (several tags are
-//     parallel calls; a tag in the prose before them is scratchpad). An example in the reasoning is never executed, and an earlier
-//     valid call never stands in for a later broken one;
+//     parallel calls; a tag in the prose before them is scratchpad). An example
+//     in the reasoning is never executed, and an earlier valid call never
+//     stands in for a later broken one;
 //   * text cut off anywhere (an unclosed tag, fence, <think>, object or ReAct
 //     call, or a partial delimiter at the very end) is `truncated_output`,
 //     even when an earlier candidate is complete: output that was cut off is
@@ -42,6 +43,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "core/extract/scan.h"
 #include "core/json/strict_json.h"
 #include "core/repair/repair.h"
@@ -56,8 +58,8 @@ inline constexpr absl::string_view kNotAToolCall = "not_a_tool_call";
 inline constexpr absl::string_view kTrailingCodeBlock = "trailing_code_block";
 // Codes shared with the strict parser (core/json/strict_json.h).
 using ::toolgate::kDuplicateKey;
-using ::toolgate::kInvalidJson;
 using ::toolgate::kInputTooLarge;
+using ::toolgate::kInvalidJson;
 using ::toolgate::kNestingTooDeep;
 using ::toolgate::kNumberOutOfRange;
 
@@ -72,8 +74,8 @@ struct ExtractedCall {
   Json arguments;  // Always an object.
   CallSource source = CallSource::kBareObject;
   absl::string_view source_name() const { return CallSourceName(source); }
-  int candidates_seen = 0;           // Candidates in the whole text.
-  std::vector<std::string> repairs;  // Empty under STRICT.
+  int candidates_seen = 0;            // Candidates in the whole text.
+  std::vector<std::string> repairs;   // Empty under STRICT.
   bool arguments_was_string = false;  // OpenAI-style string arguments.
 };
 
@@ -96,6 +98,36 @@ ExtractionResult ExtractToolCalls(
     absl::string_view text,
     repair::RepairPolicy policy = repair::RepairPolicy::kStrict,
     const ExtractLimits& limits = ExtractLimits());
+
+// ExtractToolCalls is these two steps; the engine runs them as separate
+// stages of its pipeline (core/engine/validate_tool_call.cc).
+//
+// Step 1, the candidates: the authoritative ones of `text` (the last
+// candidate, or the run of tags it ends). An output too large, cut off,
+// without a candidate or ending in an unread code block fails as a whole:
+// `error` is set and no candidate is authoritative.
+struct CandidateSet {
+  bool ok() const { return error.code.empty(); }
+  // scan.candidates[first, end) are authoritative; they point into `text`.
+  absl::Span<const Candidate> authoritative() const {
+    return absl::MakeConstSpan(scan.candidates).subspan(first);
+  }
+
+  ScanResult scan;
+  size_t first = 0;
+  int candidates_seen = 0;  // Candidates in the whole text.
+  ExtractionError error;    // call_index is -1: the output as a whole.
+};
+CandidateSet FindCandidates(absl::string_view text,
+                            const ExtractLimits& limits = ExtractLimits());
+
+// Step 2, one candidate read as a call: its JSON parsed under `policy`
+// (strictly, and under kSyntaxRepair rewritten and parsed strictly again:
+// core/repair), then its shape checked. The error's call_index is left for
+// the caller to set; `call->candidates_seen` too.
+ExtractionError ReadCandidate(const Candidate& candidate,
+                              repair::RepairPolicy policy,
+                              const JsonLimits& limits, ExtractedCall* call);
 
 }  // namespace extract
 }  // namespace toolgate

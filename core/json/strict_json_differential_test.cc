@@ -27,7 +27,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "core/json/strict_json.h"
-#include "core/json/strict_json_gen_internal_testutil.h"
+#include "tests/testing/strict_json_gen.h"
 #include "core/json/strict_json_sax_internal.h"
 #include "core/json/strict_json_scan_internal.h"
 #include "core/json/utf8.h"

@@ -1,8 +1,7 @@
-// Engine::ValidateToolOutput: tool output is data, checked before the model
-// reads it, and each verdict feeds the run's kill switch.
-#include <utility>
+#include "core/engine/validate_tool_output.h"
 
-#include "core/engine/engine.h"
+#include <string>
+#include <utility>
 
 namespace toolgate {
 
@@ -41,19 +40,10 @@ AuditRecord OutputAudit(const ValidateOutputRequest& request,
   return record;
 }
 
-}  // namespace
-
-absl::StatusOr<ValidateOutputResponse> Engine::DoValidateToolOutput(
-    const ValidateOutputRequest& request) {
-  absl::StatusOr<Target> target =
-      ResolveTarget(request.snapshot_id, request.run_id, request.run_token);
-  if (!target.ok()) return target.status();
-  ValidateOutputResponse response;
-  absl::StatusOr<std::string> audit_id = NewAuditId();
-  if (!audit_id.ok()) return audit_id.status();
-  response.audit_id = *std::move(audit_id);
-
-  const CompiledTool* tool = target->snapshot->FindTool(request.tool_name);
+output::OutputResult CheckOutput(const EngineOptions& options,
+                                 const Snapshot& snapshot,
+                                 const ValidateOutputRequest& request) {
+  const CompiledTool* tool = snapshot.FindTool(request.tool_name);
   const output::OutputSpec spec =
       tool == nullptr ? output::OutputSpec() : SpecFor(*tool);
   output::OutputRequest checked;
@@ -63,16 +53,31 @@ absl::StatusOr<ValidateOutputResponse> Engine::DoValidateToolOutput(
   checked.body = request.body;
   checked.mode = request.mode;
   output::OutputLimits limits;
-  limits.max_body_bytes = options_.limits.max_bytes;
-  limits.max_depth = options_.limits.max_depth;
+  limits.max_body_bytes = options.limits.max_bytes;
+  limits.max_depth = options.limits.max_depth;
   // A tool absent from the snapshot is passed as no spec: unknown_tool.
-  response.result = output::ValidateToolOutput(
-      checked, tool == nullptr ? nullptr : &spec, limits);
+  return output::ValidateToolOutput(checked, tool == nullptr ? nullptr : &spec,
+                                    limits);
+}
+
+}  // namespace
+
+absl::StatusOr<ValidateOutputResponse> HandleValidateToolOutput(
+    const Services& services, const ValidateOutputRequest& request) {
+  absl::StatusOr<Target> target =
+      services.Resolve(request.snapshot_id, request.run_id, request.run_token);
+  if (!target.ok()) return target.status();
+  ValidateOutputResponse response;
+  absl::StatusOr<std::string> audit_id = services.audit.NewId();
+  if (!audit_id.ok()) return audit_id.status();
+  response.audit_id = *std::move(audit_id);
+  response.result = CheckOutput(services.options, *target->snapshot, request);
   // A caller that has gone gets no verdict, and an invalid output of its
   // does not count toward the run's kill switch (the costly check only
   // where it would count).
-  const bool counts = target->run != nullptr &&
-                      response.result.verdict == output::OutputVerdict::kInvalid;
+  const bool counts =
+      target->run != nullptr &&
+      response.result.verdict == output::OutputVerdict::kInvalid;
   if (absl::Status gone =
           counts ? request.cancel.CheckNow() : request.cancel.Check();
       !gone.ok()) {
@@ -81,7 +86,7 @@ absl::StatusOr<ValidateOutputResponse> Engine::DoValidateToolOutput(
   if (target->run != nullptr) {
     response.read_only = target->run->RecordOutput(response.result.verdict);
   }
-  Audit(OutputAudit(request, response), *target);
+  services.audit.Write(OutputAudit(request, response), *target);
   return response;
 }
 

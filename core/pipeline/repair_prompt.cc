@@ -1,4 +1,4 @@
-#include "core/engine/repair_prompt.h"
+#include "core/pipeline/repair_prompt.h"
 
 #include "absl/strings/str_cat.h"
 #include "core/json/strict_json.h"

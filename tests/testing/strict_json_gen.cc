@@ -1,4 +1,4 @@
-#include "core/json/strict_json_gen_internal_testutil.h"
+#include "tests/testing/strict_json_gen.h"
 
 #include <cstdio>
 #include <set>

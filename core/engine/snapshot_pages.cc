@@ -1,12 +1,11 @@
-// Engine::ListSnapshots: snapshots in pages, so that a replica holding many
-// large snapshots still answers within a client's receive limit.
+#include "core/engine/snapshot_pages.h"
+
 #include <algorithm>
 #include <utility>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "core/engine/engine.h"
 
 namespace toolgate {
 namespace {
@@ -40,8 +39,10 @@ size_t ListedBytes(const Snapshot& s) {
 
 }  // namespace
 
-absl::StatusOr<SnapshotPage> Engine::ListSnapshots(
-    int page_size, absl::string_view page_token) const {
+absl::StatusOr<SnapshotPage> ListSnapshotPage(const SnapshotStore& snapshots,
+                                              int page_size,
+                                              absl::string_view page_token,
+                                              size_t page_bytes) {
   if (page_size < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "page_size must not be negative (0: the default, ",
@@ -58,13 +59,13 @@ absl::StatusOr<SnapshotPage> Engine::ListSnapshots(
   }
   // One more than the page holds says whether another page follows.
   std::vector<std::shared_ptr<const Snapshot>> found =
-      snapshots_.ListAfter(after, size + 1);
+      snapshots.ListAfter(after, size + 1);
   SnapshotPage page;
   size_t bytes = 0;
   for (std::shared_ptr<const Snapshot>& s : found) {
     if (page.snapshots.size() == size) break;
     bytes += ListedBytes(*s);
-    if (!page.snapshots.empty() && bytes > options_.snapshot_page_bytes) break;
+    if (!page.snapshots.empty() && bytes > page_bytes) break;
     page.snapshots.push_back(std::move(s));
   }
   if (page.snapshots.size() < found.size()) {

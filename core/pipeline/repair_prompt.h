@@ -3,13 +3,13 @@
 //
 // It echoes only the model's own values (pointer, expected, received) and
 // toolgate's words; never tool output or anything from the run's context.
-#ifndef TOOLGATE_CORE_ENGINE_REPAIR_PROMPT_H_
-#define TOOLGATE_CORE_ENGINE_REPAIR_PROMPT_H_
+#ifndef TOOLGATE_CORE_PIPELINE_REPAIR_PROMPT_H_
+#define TOOLGATE_CORE_PIPELINE_REPAIR_PROMPT_H_
 
 #include <string>
 #include <vector>
 
-#include "core/gate/gate.h"
+#include "core/gate/gate_result.h"
 
 namespace toolgate {
 
@@ -19,4 +19,4 @@ std::string BuildRepairPrompt(const std::vector<Violation>& violations,
 
 }  // namespace toolgate
 
-#endif  // TOOLGATE_CORE_ENGINE_REPAIR_PROMPT_H_
+#endif  // TOOLGATE_CORE_PIPELINE_REPAIR_PROMPT_H_

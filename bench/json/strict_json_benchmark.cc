@@ -11,7 +11,7 @@
 // Teardown rows time the destruction alone, the Refused rows the error
 // path. Not a test: nothing asserts timing.
 //
-//   bazel run -c opt //core/json:strict_json_benchmark
+//   bazel run -c opt //bench/json:strict_json_benchmark
 #include <benchmark/benchmark.h>
 
 #include <string>

@@ -20,7 +20,7 @@
 //
 // Not a test: nothing asserts timing.
 //
-//   bazel run -c opt //core/output:output_benchmark
+//   bazel run -c opt //bench/output:output_benchmark
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>

@@ -3,8 +3,8 @@
 // escapes) and the mutations a strict parser must get right.
 //
 // Deterministic for a given seed, so a failure reproduces.
-#ifndef TOOLGATE_CORE_JSON_STRICT_JSON_GEN_INTERNAL_TESTUTIL_H_
-#define TOOLGATE_CORE_JSON_STRICT_JSON_GEN_INTERNAL_TESTUTIL_H_
+#ifndef TOOLGATE_TESTS_TESTING_STRICT_JSON_GEN_H_
+#define TOOLGATE_TESTS_TESTING_STRICT_JSON_GEN_H_
 
 #include <cstdint>
 #include <random>
@@ -72,4 +72,4 @@ class JsonTextGenerator {
 }  // namespace json_internal
 }  // namespace toolgate
 
-#endif  // TOOLGATE_CORE_JSON_STRICT_JSON_GEN_INTERNAL_TESTUTIL_H_
+#endif  // TOOLGATE_TESTS_TESTING_STRICT_JSON_GEN_H_

@@ -1,0 +1,58 @@
+#include "core/engine/validate_tool_call.h"
+
+#include <utility>
+
+#include "core/pipeline/audit_call.h"
+#include "core/pipeline/breaker.h"
+#include "core/pipeline/call_context.h"
+#include "core/pipeline/gate_stages.h"
+#include "core/pipeline/kill_switch.h"
+#include "core/pipeline/read_calls.h"
+#include "core/pipeline/repair_loop.h"
+#include "core/pipeline/resolve.h"
+
+namespace toolgate {
+namespace {
+
+using pipeline::Stage;
+
+// THE PIPELINE. One ValidateToolCall runs these stages in this order; a
+// new stage (an argument policy, approvals, a call budget) is one more
+// component under core/pipeline/ and one more line here. Policies go
+// between "policy (tool)" and "decide": they may add violations or ask
+// for approval (CallContext::gate), and only "decide" turns what all
+// stages found into a decision.
+constexpr Stage kValidateToolCall[] = {
+    // Snapshot and run from the request, an audit id. Caller errors stop
+    // here as Status.
+    {"resolve", pipeline::Resolve},
+    // A run whose breaker is open is STOPped without reading its output.
+    {"breaker", pipeline::CheckBreaker},
+    // Text output: the authoritative candidate calls.
+    {"extract candidates", pipeline::ExtractCandidates},
+    // Each candidate repaired (if the policy allows) and parsed strictly;
+    // native output parsed strictly.
+    {"repair + strict parse", pipeline::ParseCalls},
+    {"resolve tool", pipeline::ResolveTools},
+    {"schema", pipeline::CheckArguments},
+    {"policy (tool)", pipeline::RequireApproval},
+    {"policy (run kill switch)", pipeline::ApplyKillSwitch},
+    {"decide", pipeline::Decide},
+    // The run's breaker count and the repair prompt.
+    {"repair loop", pipeline::RecordLoop},
+    {"audit", pipeline::AuditCall, Stage::When::kAlways},
+};
+
+}  // namespace
+
+absl::StatusOr<ValidateCallResponse> HandleValidateToolCall(
+    const Services& services, const ValidateCallRequest& request) {
+  pipeline::CallContext call(services, request);
+  if (absl::Status status = pipeline::RunStages(kValidateToolCall, call);
+      !status.ok()) {
+    return status;
+  }
+  return std::move(call.response);
+}
+
+}  // namespace toolgate

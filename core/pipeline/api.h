@@ -1,0 +1,144 @@
+// What toolgate's RPCs take and return, as plain C++ (no gRPC): the
+// engine's options, each RPC's request and response, and the audit record.
+//
+// Below every stage of the pipeline (core/pipeline/*) and the engine that
+// runs them (core/engine/engine.h, which the server and the CLI include).
+// Errors a caller made are absl::Status; decisions about model output are
+// the values below, and only DECISION ALLOW lets a call run.
+#ifndef TOOLGATE_CORE_PIPELINE_API_H_
+#define TOOLGATE_CORE_PIPELINE_API_H_
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "core/gate/gate_result.h"
+#include "core/json/strict_json.h"
+#include "core/output/output.h"
+#include "core/snapshot/snapshot.h"
+#include "core/util/cancel.h"
+#include "core/verdict/verdict.h"
+
+namespace toolgate {
+
+struct EngineOptions {
+  JsonLimits limits;  // Size cap and depth for every input.
+  size_t max_snapshots = 1024;
+  size_t max_runs = 100000;
+  size_t max_violations_per_call = 20;
+  // An output with more tool calls is one too_many_calls violation.
+  size_t max_calls_per_output = 64;
+  // Byte budget of the compiled inline result_schema cache (0: no cache).
+  size_t result_schema_cache_bytes = 64 << 20;
+  // A ListSnapshots page ends once its entries hold about this many bytes.
+  size_t snapshot_page_bytes = 1 << 20;
+};
+
+// ListSnapshots pages: page_size 0 means the default, more than the
+// maximum is the maximum; a page also ends once its entries hold about
+// EngineOptions::snapshot_page_bytes (it always holds at least one), so
+// that a page fits a default client's 4 MiB receive limit.
+inline constexpr int kDefaultSnapshotPageSize = 100;
+inline constexpr int kMaxSnapshotPageSize = 1000;
+
+// Audit lines echo only bounded text: each tool name is cut to
+// kMaxToolNameBytes (marked "..."); tools and codes list at most this many
+// entries, then one "+N more".
+inline constexpr size_t kAuditMaxListed = 64;
+
+enum class OutputKind { kUnset, kText, kNative };
+
+struct ValidateCallRequest {
+  std::string snapshot_id;
+  std::string run_id;
+  std::string run_token;
+  OutputKind kind = OutputKind::kUnset;
+  // Not owned: must outlive the call (the server points it at the proto).
+  absl::string_view output;
+  bool syntax_repair = false;
+  // Cancelled or past its deadline: CANCELLED / DEADLINE_EXCEEDED, no
+  // decision, nothing counted toward the run's breaker.
+  CancelToken cancel;
+};
+
+struct CallReport {
+  std::string id;
+  std::string name;
+  std::string arguments_json;  // Canonical; empty when unreadable.
+  std::vector<std::string> repairs;
+  std::string source;
+  int candidates_seen = 0;
+};
+
+struct ValidateCallResponse {
+  Decision decision = Decision::kReject;
+  std::vector<CallReport> calls;
+  std::vector<Violation> violations;
+  std::string repair_prompt;
+  int attempt = 0;
+  int attempts_left = 0;
+  std::string stop_reason;
+  std::string audit_id;
+  std::string snapshot_id;
+};
+
+struct ValidateOutputRequest {
+  std::string snapshot_id;
+  std::string run_id;
+  std::string run_token;
+  std::string tool_name;
+  std::string content_type;
+  int http_status = 0;     // output::kNoHttpStatus for non-HTTP tools.
+  absl::string_view body;  // Not owned.
+  output::OutputMode mode = output::OutputMode::kUnspecified;
+  // As in ValidateCallRequest; nothing counts toward the kill switch.
+  CancelToken cancel;
+};
+
+struct ValidateOutputResponse {
+  output::OutputResult result;
+  bool read_only = false;  // The run's kill switch is on.
+  std::string audit_id;
+};
+
+struct VerdictRequest {
+  // Optional: tie the verdict to a snapshot or a run (audit only).
+  std::string snapshot_id;
+  std::string run_id;
+  std::string run_token;
+  std::string envelope;
+  std::string result_schema;  // Inline JSON Schema; "" = the default.
+  bool syntax_repair = false;
+  CancelToken cancel;  // As in ValidateCallRequest.
+};
+
+struct SnapshotPage {
+  std::vector<std::shared_ptr<const Snapshot>> snapshots;  // In id order.
+  std::string next_page_token;  // Empty on the last page.
+};
+
+struct VerdictResponse {
+  verdict::VerdictResult result;
+  std::string audit_id;
+};
+
+// One line of the audit trail: what was decided, never argument values.
+struct AuditRecord {
+  std::string audit_id;
+  std::string rpc;
+  std::string snapshot_id;
+  std::string run_id;
+  std::string decision;
+  std::string stop_reason;
+  std::vector<std::string> tools;
+  std::vector<std::string> codes;
+};
+
+using AuditSink = std::function<void(const AuditRecord&)>;
+
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_PIPELINE_API_H_

@@ -1,0 +1,25 @@
+#include "core/pipeline/audit_call.h"
+
+#include <string>
+#include <utility>
+
+namespace toolgate {
+namespace pipeline {
+
+absl::Status AuditCall(CallContext& call) {
+  const AuditTrail& audit = call.services.audit;
+  if (!audit.enabled()) return absl::OkStatus();
+  const ValidateCallResponse& response = call.response;
+  AuditRecord record;
+  record.audit_id = response.audit_id;
+  record.rpc = "ValidateToolCall";
+  record.decision = std::string(DecisionName(response.decision));
+  record.stop_reason = response.stop_reason;
+  for (const CallReport& c : response.calls) record.tools.push_back(c.name);
+  for (const Violation& v : response.violations) record.codes.push_back(v.code);
+  audit.Write(std::move(record), call.target);
+  return absl::OkStatus();
+}
+
+}  // namespace pipeline
+}  // namespace toolgate

@@ -1,0 +1,35 @@
+#include "core/pipeline/call_context.h"
+
+namespace toolgate {
+namespace pipeline {
+namespace {
+
+GateOptions GateOptionsFor(const EngineOptions& options,
+                           const ValidateCallRequest& request) {
+  GateOptions gate;
+  gate.max_violations_per_call = options.max_violations_per_call;
+  gate.max_calls_per_output = options.max_calls_per_output;
+  gate.cancel = &request.cancel;
+  return gate;
+}
+
+}  // namespace
+
+CallContext::CallContext(const Services& services,
+                         const ValidateCallRequest& request)
+    : services(services),
+      request(request),
+      gate_options(GateOptionsFor(services.options, request)) {}
+
+absl::Status RunStages(absl::Span<const Stage> stages, CallContext& call) {
+  for (const Stage& stage : stages) {
+    if (call.decided_early && stage.when == Stage::When::kUntilDecided) {
+      continue;
+    }
+    if (absl::Status status = stage.run(call); !status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace pipeline
+}  // namespace toolgate

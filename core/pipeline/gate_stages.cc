@@ -1,0 +1,65 @@
+#include "core/pipeline/gate_stages.h"
+
+#include <string>
+#include <utility>
+
+#include "core/gate/approval.h"
+#include "core/gate/check_arguments.h"
+#include "core/gate/decide.h"
+#include "core/gate/resolve_tools.h"
+#include "core/util/truncate.h"
+
+namespace toolgate {
+namespace pipeline {
+namespace {
+
+// What the caller learns about one call: for an ALLOW, exactly the value
+// that was validated, in canonical form. The call's texts move into the
+// report (the decision is made; nothing reads them from the gate again).
+CallReport ToReport(CheckedCall& c) {
+  CallReport report;
+  report.id = std::move(c.raw.id);
+  // A name that resolved to no tool is echoed cut to the longest a tool
+  // name can be (a model may send a huge one).
+  report.name = c.tool != nullptr ? std::move(c.raw.name)
+                                  : TruncateText(c.raw.name, kMaxToolNameBytes);
+  if (c.raw.error.ok()) report.arguments_json = CanonicalJson(c.raw.arguments);
+  report.repairs = std::move(c.raw.repairs);
+  report.source = std::move(c.raw.source);
+  report.candidates_seen = c.raw.candidates_seen;
+  return report;
+}
+
+}  // namespace
+
+absl::Status ResolveTools(CallContext& call) {
+  toolgate::ResolveTools(*call.target.snapshot, std::move(call.calls),
+                         call.gate_options, &call.gate);
+  return call.gate.interrupted;
+}
+
+absl::Status CheckArguments(CallContext& call) {
+  toolgate::CheckArguments(call.gate_options, &call.gate);
+  return call.gate.interrupted;
+}
+
+absl::Status RequireApproval(CallContext& call) {
+  toolgate::RequireApproval(&call.gate);
+  return absl::OkStatus();
+}
+
+absl::Status Decide(CallContext& call) {
+  GateResult& gate = call.gate;
+  toolgate::Decide(call.gate_options, &gate);
+  if (!gate.interrupted.ok()) return gate.interrupted;
+  ValidateCallResponse& response = call.response;
+  response.decision = gate.decision;
+  response.stop_reason = std::move(gate.stop_reason);
+  response.violations = std::move(gate.violations);
+  response.calls.reserve(gate.calls.size());
+  for (CheckedCall& c : gate.calls) response.calls.push_back(ToReport(c));
+  return absl::OkStatus();
+}
+
+}  // namespace pipeline
+}  // namespace toolgate

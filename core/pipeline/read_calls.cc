@@ -1,0 +1,79 @@
+#include "core/pipeline/read_calls.h"
+
+#include <string>
+#include <utility>
+
+#include "core/repair/repair.h"
+
+namespace toolgate {
+namespace pipeline {
+namespace {
+
+ReadError FromExtraction(extract::ExtractionError error) {
+  return ReadError{std::move(error.code), std::move(error.pointer),
+                   std::move(error.message)};
+}
+
+extract::ExtractLimits ExtractLimitsFor(const EngineOptions& options) {
+  extract::ExtractLimits limits;
+  limits.max_input_bytes = options.limits.max_bytes;
+  limits.json = options.limits;
+  return limits;
+}
+
+RawCall ToRawCall(extract::ExtractedCall c, int candidates_seen) {
+  RawCall call;
+  call.name = std::move(c.name);
+  call.source = std::string(c.source_name());
+  call.arguments = std::move(c.arguments);
+  call.repairs = std::move(c.repairs);
+  call.candidates_seen = candidates_seen;
+  return call;
+}
+
+RawCalls ParseText(const extract::CandidateSet& candidates,
+                   repair::RepairPolicy policy, const JsonLimits& limits) {
+  RawCalls out;
+  if (!candidates.ok()) {
+    out.error = FromExtraction(candidates.error);
+    return out;
+  }
+  for (const extract::Candidate& candidate : candidates.authoritative()) {
+    extract::ExtractedCall call;
+    extract::ExtractionError error =
+        extract::ReadCandidate(candidate, policy, limits, &call);
+    if (!error.code.empty()) {
+      out.calls.clear();  // One unreadable call refuses the whole output.
+      out.error = FromExtraction(std::move(error));
+      return out;
+    }
+    out.calls.push_back(ToRawCall(std::move(call), candidates.candidates_seen));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::Status ExtractCandidates(CallContext& call) {
+  if (call.request.kind != OutputKind::kText) return absl::OkStatus();
+  call.candidates = extract::FindCandidates(
+      call.request.output, ExtractLimitsFor(call.services.options));
+  return absl::OkStatus();
+}
+
+absl::Status ParseCalls(CallContext& call) {
+  const JsonLimits& limits = call.services.options.limits;
+  if (call.request.kind == OutputKind::kNative) {
+    call.calls = ReadNativeCalls(call.request.output, limits);
+    return absl::OkStatus();
+  }
+  call.calls =
+      ParseText(call.candidates,
+                call.request.syntax_repair ? repair::RepairPolicy::kSyntaxRepair
+                                           : repair::RepairPolicy::kStrict,
+                limits);
+  return absl::OkStatus();
+}
+
+}  // namespace pipeline
+}  // namespace toolgate

@@ -1,0 +1,46 @@
+#include "core/pipeline/repair_loop.h"
+
+#include "core/pipeline/kill_switch.h"
+#include "core/pipeline/repair_prompt.h"
+
+namespace toolgate {
+namespace pipeline {
+namespace {
+
+// A write refused by the kill switch is not a misformatted call: it does
+// not count toward the breaker (the stop_reason already tells the agent).
+bool Misformatted(const ValidateCallResponse& response) {
+  for (const Violation& v : response.violations) {
+    if (v.code != kKillSwitchReadOnly) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::Status RecordLoop(CallContext& call) {
+  ValidateCallResponse& response = call.response;
+  Run* run = call.target.run.get();
+  const bool rejected = response.decision == Decision::kReject;
+  // Asking gRPC is costly, so only where a reject would count, not on the
+  // ALLOW path.
+  if (run != nullptr && rejected) {
+    if (absl::Status gone = call.request.cancel.CheckNow(); !gone.ok()) {
+      return gone;
+    }
+  }
+  if (run != nullptr && (!rejected || Misformatted(response))) {
+    const LoopState state = rejected ? run->RecordReject() : run->RecordAllow();
+    response.attempt = state.attempt;
+    response.attempts_left = state.attempts_left;
+  }
+  if (rejected) {
+    response.repair_prompt =
+        BuildRepairPrompt(response.violations, response.attempt,
+                          run == nullptr ? 0 : run->max_consecutive_rejects());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace pipeline
+}  // namespace toolgate

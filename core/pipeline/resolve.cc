@@ -1,0 +1,27 @@
+#include "core/pipeline/resolve.h"
+
+#include <string>
+#include <utility>
+
+namespace toolgate {
+namespace pipeline {
+
+absl::Status Resolve(CallContext& call) {
+  const ValidateCallRequest& request = call.request;
+  if (request.kind == OutputKind::kUnset) {
+    return absl::InvalidArgumentError(
+        "model_output is required: set text or native_json");
+  }
+  absl::StatusOr<Target> target = call.services.Resolve(
+      request.snapshot_id, request.run_id, request.run_token);
+  if (!target.ok()) return target.status();
+  call.target = *std::move(target);
+  call.response.snapshot_id = call.target.snapshot->id();
+  absl::StatusOr<std::string> audit_id = call.services.audit.NewId();
+  if (!audit_id.ok()) return audit_id.status();
+  call.response.audit_id = *std::move(audit_id);
+  return absl::OkStatus();
+}
+
+}  // namespace pipeline
+}  // namespace toolgate

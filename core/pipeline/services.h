@@ -1,0 +1,33 @@
+// What every RPC handler and pipeline stage may use of the engine: its
+// options, its snapshot and run stores, and its audit trail. The Engine
+// owns them; handlers get them read-only (the stores synchronize
+// internally), so a stage cannot create or drop a snapshot or a run.
+#ifndef TOOLGATE_CORE_PIPELINE_SERVICES_H_
+#define TOOLGATE_CORE_PIPELINE_SERVICES_H_
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/pipeline/api.h"
+#include "core/pipeline/audit_trail.h"
+#include "core/pipeline/target.h"
+#include "core/run/run_registry.h"
+#include "core/snapshot/snapshot.h"
+
+namespace toolgate {
+
+struct Services {
+  const EngineOptions& options;
+  const SnapshotStore& snapshots;
+  const RunRegistry& runs;
+  const AuditTrail& audit;
+
+  absl::StatusOr<Target> Resolve(absl::string_view snapshot_id,
+                                 absl::string_view run_id,
+                                 absl::string_view run_token) const {
+    return ResolveTarget(snapshots, runs, snapshot_id, run_id, run_token);
+  }
+};
+
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_PIPELINE_SERVICES_H_
