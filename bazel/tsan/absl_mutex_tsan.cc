@@ -265,6 +265,11 @@ extern "C" const char* __tsan_default_suppressions() {
          "called_from_lib:libgpr.so.29\n"
          "called_from_lib:libabsl_status.so.20220623\n"
          "called_from_lib:libabsl_cord.so.20220623\n"
+         "called_from_lib:libabsl_cord_internal.so.20220623\n"
+         "called_from_lib:libssl.so.3\n"
+         "called_from_lib:libcrypto.so.3\n"
+         // gRPC's own threads, joined by its uninstrumented shutdown.
+         "thread:grpc_core::Thread::Thread\n"
          "called_from_lib:libabsl_synchronization.so.20220623\n"
          "called_from_lib:libabsl_graphcycles_internal.so.20220623\n"
          // gRPC's header-only templates (built into our binaries, so
