@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "core/json/strict_json.h"
 
 namespace toolgate {
@@ -23,16 +24,26 @@ absl::StatusOr<std::unique_ptr<AuditLog>> AuditLog::Open(
 
 AuditLog::~AuditLog() { Close(); }
 
+std::string AuditLine(const AuditRecord &r) {
+  Json line = {{"audit_id", r.audit_id},
+               {"time", absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", r.time,
+                                         absl::UTCTimeZone())},
+               {"rpc", r.rpc},
+               {"snapshot_id", r.snapshot_id},
+               {"run_id", r.run_id},
+               {"model", r.model},
+               {"decision", r.decision},
+               {"stop_reason", r.stop_reason},
+               {"tools", r.tools},
+               {"codes", r.codes},
+               {"repairs", r.repairs},
+               {"latency_us", r.latency_us}};
+  if (!r.payload.is_null()) line["payload"] = r.payload;
+  return CanonicalJson(line) + "\n";
+}
+
 bool AuditLog::Write(const AuditRecord &r) {
-  const Json line = {{"audit_id", r.audit_id},
-                     {"rpc", r.rpc},
-                     {"snapshot_id", r.snapshot_id},
-                     {"run_id", r.run_id},
-                     {"decision", r.decision},
-                     {"stop_reason", r.stop_reason},
-                     {"tools", r.tools},
-                     {"codes", r.codes}};
-  const std::string text = CanonicalJson(line) + "\n";
+  const std::string text = AuditLine(r);
   absl::MutexLock lock(&mu_);
   if (file_ == nullptr ||
       std::fwrite(text.data(), 1, text.size(), file_) != text.size() ||
@@ -58,7 +69,7 @@ uint64_t AuditLog::failed_writes() const {
 }
 
 AuditSink AuditLog::SinkFor(AuditLog *log) {
-  return [log](const AuditRecord &record) { log->Write(record); };
+  return [log](const AuditRecord &record) { return log->Write(record); };
 }
 
 }  // namespace server

@@ -1,4 +1,5 @@
-// The audit trail: one JSON line per decision, never argument values.
+// The audit trail: one JSON line per decision; argument values and model
+// or tool output only with --audit_payloads.
 //
 // Lines go to a file (appended) or to stderr ("-"). A write that fails (a
 // full disk, a reader that closed the pipe: SIGPIPE is ignored, so that is
@@ -22,6 +23,12 @@
 
 namespace toolgate {
 namespace server {
+
+// One audit line (JSON, newline-terminated): audit_id, time (RFC 3339,
+// UTC, microseconds), rpc, snapshot_id, run_id, model, decision,
+// stop_reason, tools, codes, repairs, latency_us, and payload when the
+// record carries one.
+std::string AuditLine(const AuditRecord &record);
 
 class AuditLog {
  public:

@@ -36,6 +36,26 @@ Setter Number(std::function<Int*(ServerOptions*)> field, int64_t min,
   };
 }
 
+// Boolean flags: `--name` alone is true; `--name=true|false` also parse.
+Setter Bool(bool EngineOptions::*field) {
+  return [field](const std::string& v, ServerOptions* o) {
+    if (v != "true" && v != "false") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected true or false, got \"", v, "\""));
+    }
+    o->engine.*field = v == "true";
+    return absl::OkStatus();
+  };
+}
+
+const std::map<std::string, Setter>& BoolSetters() {
+  static const auto* kSetters = new std::map<std::string, Setter>{
+      {"audit_payloads", Bool(&EngineOptions::audit_payloads)},
+      {"audit_required", Bool(&EngineOptions::audit_required)},
+  };
+  return *kSetters;
+}
+
 const std::map<std::string, Setter>& Setters() {
   static const auto* kSetters = new std::map<std::string, Setter>{
       {"listen", Text(&ServerOptions::listen)},
@@ -110,6 +130,13 @@ absl::Status CheckTlsFlags(const ServerOptions& o) {
     return absl::InvalidArgumentError(
         "--health_listen must differ from --listen");
   }
+  // With nowhere to write, every decision would go unaudited.
+  if ((o.engine.audit_required || o.engine.audit_payloads) &&
+      o.audit_log.empty()) {
+    return absl::InvalidArgumentError(
+        o.engine.audit_required ? "--audit_required needs --audit_log"
+                                : "--audit_payloads needs --audit_log");
+  }
   return absl::OkStatus();
 }
 
@@ -126,17 +153,21 @@ absl::StatusOr<ServerOptions> ParseServerFlags(
     }
     arg.remove_prefix(2);
     std::string name(arg.substr(0, arg.find('=')));
+    const bool boolean = BoolSetters().count(name) > 0;
     std::string value;
     if (arg.find('=') != absl::string_view::npos) {
       value = std::string(arg.substr(arg.find('=') + 1));
+    } else if (boolean) {
+      value = "true";
     } else if (i + 1 < args.size()) {
       value = args[++i];
     } else {
       return absl::InvalidArgumentError(
           absl::StrCat("--", name, " needs a value"));
     }
-    auto it = Setters().find(name);
-    if (it == Setters().end()) {
+    const auto& setters = boolean ? BoolSetters() : Setters();
+    auto it = setters.find(name);
+    if (it == setters.end()) {
       return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name));
     }
     if (auto s = it->second(value, &options); !s.ok()) {
@@ -168,6 +199,7 @@ std::string ServerUsage() {
          "                [--max_snapshots N] [--max_calls_per_output N]\n"
          "                [--result_schema_cache_bytes N]\n"
          "                [--max_send_message_bytes N] [--audit_log PATH|-]\n"
+         "                [--audit_payloads] [--audit_required]\n"
          "                [--port_file PATH] [--shutdown_grace_seconds N]\n"
          "                [--drain_notice_ms N] [--metrics_listen HOST:PORT]\n"
          "                [--admin_token_file PATH] "

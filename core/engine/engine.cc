@@ -28,7 +28,7 @@ auto Guarded(absl::string_view rpc, Fn fn) -> decltype(fn()) {
 
 Engine::Engine(EngineOptions options, AuditSink audit)
     : options_(options),
-      audit_(std::move(audit)),
+      audit_(std::move(audit), options.audit_required, options.audit_payloads),
       snapshots_(SnapshotStoreOptions{options.limits, options.max_snapshots}),
       runs_(RunRegistryOptions{options.max_runs}),
       result_schemas_(options.result_schema_cache_bytes),

@@ -37,7 +37,10 @@ class EngineLimitsTest : public testing::Test {
  protected:
   EngineLimitsTest()
       : engine_(EngineOptions(),
-                [this](const AuditRecord& r) { audit_.push_back(r); }) {}
+                [this](const AuditRecord& r) {
+                  audit_.push_back(r);
+                  return true;
+                }) {}
 
   void SetUp() override {
     auto s =

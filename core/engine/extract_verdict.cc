@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "core/pipeline/audit_payload.h"
+
 namespace toolgate {
 namespace {
 
@@ -39,6 +41,7 @@ AuditRecord VerdictAudit(const VerdictResponse& response) {
   if (!response.result.stop_reason.empty()) {
     record.codes.push_back(response.result.stop_reason);
   }
+  record.repairs = response.result.repairs;
   return record;
 }
 
@@ -47,6 +50,7 @@ AuditRecord VerdictAudit(const VerdictResponse& response) {
 absl::StatusOr<VerdictResponse> HandleExtractVerdict(
     const Services& services, SchemaCache& result_schemas,
     const VerdictRequest& request) {
+  const AuditClock::time_point started = AuditClock::now();
   absl::StatusOr<Target> target = OptionalTarget(services, request);
   if (!target.ok()) return target.status();
   auto schema = ResultSchema(result_schemas, request.result_schema);
@@ -65,7 +69,13 @@ absl::StatusOr<VerdictResponse> HandleExtractVerdict(
                             : repair::RepairPolicy::kStrict,
       limits);
   if (absl::Status gone = request.cancel.Check(); !gone.ok()) return gone;
-  services.audit.Write(VerdictAudit(response), *target);
+  AuditRecord record = VerdictAudit(response);
+  if (services.audit.payloads()) record.payload = VerdictPayload(request);
+  if (absl::Status audited =
+          services.audit.Write(std::move(record), *target, started);
+      !audited.ok()) {
+    return audited;
+  }
   return response;
 }
 

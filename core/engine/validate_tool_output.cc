@@ -3,6 +3,8 @@
 #include <string>
 #include <utility>
 
+#include "core/pipeline/audit_payload.h"
+
 namespace toolgate {
 
 namespace {
@@ -64,6 +66,7 @@ output::OutputResult CheckOutput(const EngineOptions& options,
 
 absl::StatusOr<ValidateOutputResponse> HandleValidateToolOutput(
     const Services& services, const ValidateOutputRequest& request) {
+  const AuditClock::time_point started = AuditClock::now();
   absl::StatusOr<Target> target =
       services.Resolve(request.snapshot_id, request.run_id, request.run_token);
   if (!target.ok()) return target.status();
@@ -86,7 +89,13 @@ absl::StatusOr<ValidateOutputResponse> HandleValidateToolOutput(
   if (target->run != nullptr) {
     response.read_only = target->run->RecordOutput(response.result.verdict);
   }
-  services.audit.Write(OutputAudit(request, response), *target);
+  AuditRecord record = OutputAudit(request, response);
+  if (services.audit.payloads()) record.payload = OutputPayload(request);
+  if (absl::Status audited =
+          services.audit.Write(std::move(record), *target, started);
+      !audited.ok()) {
+    return audited;
+  }
   return response;
 }
 

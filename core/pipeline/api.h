@@ -9,12 +9,14 @@
 #define TOOLGATE_CORE_PIPELINE_API_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "core/gate/gate_result.h"
 #include "core/json/strict_json.h"
 #include "core/output/output.h"
@@ -35,6 +37,13 @@ struct EngineOptions {
   size_t result_schema_cache_bytes = 64 << 20;
   // A ListSnapshots page ends once its entries hold about this many bytes.
   size_t snapshot_page_bytes = 1 << 20;
+  // Audit records also carry what replay needs to decide the call again
+  // (AuditRecord::payload). Off by default: model output and tool output
+  // may hold user data.
+  bool audit_payloads = false;
+  // A decision whose audit record could not be written is not returned:
+  // the call fails UNAVAILABLE instead (never decided unaudited).
+  bool audit_required = false;
 };
 
 // ListSnapshots pages: page_size 0 means the default, more than the
@@ -125,19 +134,29 @@ struct VerdictResponse {
   std::string audit_id;
 };
 
-// One line of the audit trail: what was decided, never argument values.
+// One line of the audit trail: what was decided. Argument values, model
+// output and tool output appear only in `payload`, and only under
+// EngineOptions::audit_payloads.
 struct AuditRecord {
   std::string audit_id;
+  absl::Time time;  // When the decision was recorded.
   std::string rpc;
   std::string snapshot_id;
   std::string run_id;
+  std::string model;  // The run's model; empty for a stateless call.
   std::string decision;
   std::string stop_reason;
   std::vector<std::string> tools;
   std::vector<std::string> codes;
+  std::vector<std::string> repairs;  // Repair kinds applied, per call.
+  int64_t latency_us = 0;  // From the request's arrival in the engine.
+  // Null, or the request in proto JSON form (toolgate.v1 field names)
+  // without snapshot_id, run_id and run_token: what replay decides again.
+  Json payload;
 };
 
-using AuditSink = std::function<void(const AuditRecord&)>;
+// Writes one record; false when it could not be written.
+using AuditSink = std::function<bool(const AuditRecord&)>;
 
 }  // namespace toolgate
 

@@ -3,6 +3,8 @@
 #include <string>
 #include <utility>
 
+#include "core/pipeline/audit_payload.h"
+
 namespace toolgate {
 namespace pipeline {
 
@@ -15,10 +17,14 @@ absl::Status AuditCall(CallContext& call) {
   record.rpc = "ValidateToolCall";
   record.decision = std::string(DecisionName(response.decision));
   record.stop_reason = response.stop_reason;
-  for (const CallReport& c : response.calls) record.tools.push_back(c.name);
+  for (const CallReport& c : response.calls) {
+    record.tools.push_back(c.name);
+    record.repairs.insert(record.repairs.end(), c.repairs.begin(),
+                          c.repairs.end());
+  }
   for (const Violation& v : response.violations) record.codes.push_back(v.code);
-  audit.Write(std::move(record), call.target);
-  return absl::OkStatus();
+  if (audit.payloads()) record.payload = CallPayload(call.request);
+  return audit.Write(std::move(record), call.target, call.started);
 }
 
 }  // namespace pipeline

@@ -26,8 +26,11 @@ void BoundAuditList(std::vector<std::string>* list) {
 
 }  // namespace
 
-AuditTrail::AuditTrail(AuditSink sink)
-    : sink_(std::move(sink)), prefix_(RandomHex(8)) {}
+AuditTrail::AuditTrail(AuditSink sink, bool required, bool payloads)
+    : sink_(std::move(sink)),
+      required_(required),
+      payloads_(payloads),
+      prefix_(RandomHex(8)) {}
 
 absl::StatusOr<std::string> AuditTrail::NewId() const {
   if (!prefix_.ok()) return prefix_.status();
@@ -35,13 +38,26 @@ absl::StatusOr<std::string> AuditTrail::NewId() const {
   return absl::StrCat("aud_", *prefix_, absl::Hex(n, absl::kZeroPad16));
 }
 
-void AuditTrail::Write(AuditRecord record, const Target& target) const {
-  if (!sink_) return;
+absl::Status AuditTrail::Write(AuditRecord record, const Target& target,
+                               AuditClock::time_point started) const {
+  if (!sink_) return absl::OkStatus();
+  record.time = absl::Now();
+  record.latency_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                          AuditClock::now() - started)
+                          .count();
   BoundAuditList(&record.tools);
   BoundAuditList(&record.codes);
+  BoundAuditList(&record.repairs);
   if (target.snapshot != nullptr) record.snapshot_id = target.snapshot->id();
-  if (target.run != nullptr) record.run_id = target.run->id();
-  sink_(record);
+  if (target.run != nullptr) {
+    record.run_id = target.run->id();
+    record.model = target.run->model();
+  }
+  if (sink_(record) || !required_) return absl::OkStatus();
+  return absl::UnavailableError(absl::StrCat(
+      "the audit record of ", record.audit_id,
+      " could not be written and auditing is required (--audit_required): "
+      "no decision is returned"));
 }
 
 }  // namespace toolgate

@@ -38,6 +38,7 @@ struct CallContext {
   const Services& services;
   const ValidateCallRequest& request;
   const GateOptions gate_options;  // From services.options and the request.
+  const AuditClock::time_point started = AuditClock::now();
 
   // Filled by the stages, in this order.
   Target target;                     // resolve

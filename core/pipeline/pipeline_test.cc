@@ -35,7 +35,10 @@ class PipelineTest : public testing::Test {
   SnapshotStore snapshots_{SnapshotStoreOptions{options_.limits, 16}};
   RunRegistry runs_;
   std::vector<AuditRecord> audited_;
-  AuditTrail audit_{[this](const AuditRecord& r) { audited_.push_back(r); }};
+  AuditTrail audit_{[this](const AuditRecord& r) {
+    audited_.push_back(r);
+    return true;
+  }};
   Services services_{options_, snapshots_, runs_, audit_};
   ValidateCallRequest request_;
 };

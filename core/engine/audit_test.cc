@@ -1,0 +1,153 @@
+// The audit trail as an operator relies on it: every decision is recorded
+// before it is returned, with what replay needs when payloads are on, and
+// under audit_required no decision leaves unrecorded.
+#include <string>
+#include <vector>
+
+#include "absl/time/clock.h"
+#include "core/engine/engine.h"
+#include "core/pipeline/audit_payload.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace toolgate {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr char kManifest[] = R"([{"name":"lookup","input_schema":{
+  "type":"object","properties":{"id":{"type":"integer"}},
+  "required":["id"],"additionalProperties":false}}])";
+constexpr char kTextCall[] =
+    "<tool_call>{\"name\":\"lookup\",\"arguments\":{\"id\":7,}}</tool_call>";
+
+class AuditTest : public testing::Test {
+ protected:
+  // A sink that records, and fails while `fail_` is set.
+  Engine MakeEngine(bool required, bool payloads) {
+    EngineOptions options;
+    options.audit_required = required;
+    options.audit_payloads = payloads;
+    return Engine(options, [this](const AuditRecord& r) {
+      if (fail_) return false;
+      records_.push_back(r);
+      return true;
+    });
+  }
+
+  static std::string Snapshot(Engine& engine) {
+    auto s = engine.CreateSnapshot(kManifest, ManifestFormat::kAuto, "");
+    EXPECT_TRUE(s.ok()) << s.status();
+    return s.ok() ? (*s)->id() : "";
+  }
+
+  static ValidateCallRequest Call(const std::string& snapshot) {
+    ValidateCallRequest r;
+    r.snapshot_id = snapshot;
+    r.kind = OutputKind::kText;
+    r.output = kTextCall;
+    r.syntax_repair = true;
+    return r;
+  }
+
+  static ValidateOutputRequest Output(const std::string& snapshot) {
+    ValidateOutputRequest r;
+    r.snapshot_id = snapshot;
+    r.tool_name = "lookup";
+    r.content_type = "application/json";
+    r.http_status = 200;
+    r.body = R"({"ok":true})";
+    return r;
+  }
+
+  bool fail_ = false;
+  std::vector<AuditRecord> records_;
+};
+
+TEST_F(AuditTest, RecordHoldsTheDecisionRunModelRepairsAndTiming) {
+  Engine engine = MakeEngine(false, false);
+  const std::string id = Snapshot(engine);
+  auto run = engine.OpenRun(id, "model-x", {}, {});
+  ASSERT_TRUE(run.ok()) << run.status();
+  ValidateCallRequest call = Call(id);
+  call.run_id = run->run->id();
+  call.run_token = run->token;
+  const absl::Time before = absl::Now();
+  auto r = engine.ValidateToolCall(call);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->decision, Decision::kAllow);
+  ASSERT_EQ(records_.size(), 1u);
+  const AuditRecord& a = records_[0];
+  EXPECT_EQ(a.audit_id, r->audit_id);
+  EXPECT_EQ(a.decision, "ALLOW");
+  EXPECT_EQ(a.model, "model-x");
+  EXPECT_EQ(a.run_id, run->run->id());
+  EXPECT_EQ(a.snapshot_id, id);
+  EXPECT_THAT(a.tools, ElementsAre("lookup"));
+  EXPECT_EQ(a.repairs, r->calls[0].repairs);
+  EXPECT_FALSE(a.repairs.empty());
+  EXPECT_GE(a.time, before);
+  EXPECT_LE(a.time, absl::Now());
+  EXPECT_GE(a.latency_us, 0);
+  // Model output is user data: not recorded unless asked for.
+  EXPECT_TRUE(a.payload.is_null());
+}
+
+TEST_F(AuditTest, PayloadDecidesTheSameCallAgain) {
+  Engine engine = MakeEngine(false, true);
+  const std::string id = Snapshot(engine);
+  ASSERT_TRUE(engine.ValidateToolCall(Call(id)).ok());
+  ASSERT_TRUE(engine.ValidateToolOutput(Output(id)).ok());
+  VerdictRequest verdict;
+  verdict.envelope = "```json\n{\"verdict\":\"pass\",\"reason\":\"ok\"}\n```";
+  ASSERT_TRUE(engine.ExtractVerdict(verdict).ok());
+  ASSERT_EQ(records_.size(), 3u);
+
+  auto call = CallFromPayload(records_[0].payload);
+  ASSERT_TRUE(call.ok()) << call.status();
+  call->snapshot_id = id;
+  auto again = engine.ValidateToolCall(*call);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(DecisionName(again->decision), records_[0].decision);
+
+  std::string bytes;
+  auto output = OutputFromPayload(records_[1].payload, &bytes);
+  ASSERT_TRUE(output.ok()) << output.status();
+  EXPECT_EQ(output->body, R"({"ok":true})");
+  auto v = VerdictFromPayload(records_[2].payload);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->envelope, verdict.envelope);
+  EXPECT_EQ(records_[2].decision, "PASS");
+}
+
+TEST_F(AuditTest, RequiredAuditWithholdsEveryDecisionItCannotRecord) {
+  Engine engine = MakeEngine(true, false);
+  const std::string id = Snapshot(engine);
+  fail_ = true;
+  auto call = engine.ValidateToolCall(Call(id));
+  ASSERT_FALSE(call.ok());
+  EXPECT_EQ(call.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(call.status().message(), HasSubstr("--audit_required"));
+  auto output = engine.ValidateToolOutput(Output(id));
+  EXPECT_EQ(output.status().code(), absl::StatusCode::kUnavailable);
+  VerdictRequest verdict;
+  verdict.envelope = "```json\n{\"verdict\":\"pass\",\"reason\":\"ok\"}\n```";
+  EXPECT_EQ(engine.ExtractVerdict(verdict).status().code(),
+            absl::StatusCode::kUnavailable);
+  // Once the trail takes records again, so do decisions.
+  fail_ = false;
+  EXPECT_TRUE(engine.ValidateToolCall(Call(id)).ok());
+}
+
+TEST_F(AuditTest, WithoutRequiredAFailedRecordDoesNotStopTheDecision) {
+  Engine engine = MakeEngine(false, false);
+  const std::string id = Snapshot(engine);
+  fail_ = true;
+  auto call = engine.ValidateToolCall(Call(id));
+  ASSERT_TRUE(call.ok()) << call.status();
+  EXPECT_EQ(call->decision, Decision::kAllow);
+}
+
+}  // namespace
+}  // namespace toolgate

@@ -1,0 +1,154 @@
+#include "core/pipeline/audit_payload.h"
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+
+namespace toolgate {
+namespace {
+
+constexpr char kStrict[] = "REPAIR_POLICY_STRICT";
+constexpr char kSyntaxRepair[] = "REPAIR_POLICY_SYNTAX_REPAIR";
+
+const char* RepairName(bool syntax_repair) {
+  return syntax_repair ? kSyntaxRepair : kStrict;
+}
+
+const char* ModeName(output::OutputMode mode) {
+  switch (mode) {
+    case output::OutputMode::kFailClosed:
+      return "OUTPUT_MODE_FAIL_CLOSED";
+    case output::OutputMode::kDegrade:
+      return "OUTPUT_MODE_DEGRADE";
+    case output::OutputMode::kUnspecified:
+      break;
+  }
+  return "OUTPUT_MODE_UNSPECIFIED";
+}
+
+absl::Status Missing(const char* member, const char* type) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("audit payload: \"", member, "\" must be ", type));
+}
+
+// The member's string, "" when absent; an error when not a string.
+absl::StatusOr<const std::string*> OptionalString(const Json& payload,
+                                                  const char* member) {
+  static const std::string* const kEmpty = new std::string();
+  auto it = payload.find(member);
+  if (it == payload.end()) return kEmpty;
+  if (!it->is_string()) return Missing(member, "a string");
+  return it->get_ptr<const std::string*>();
+}
+
+// Absent means STRICT, as REPAIR_POLICY_UNSPECIFIED does on the wire.
+absl::StatusOr<bool> SyntaxRepair(const Json& payload) {
+  auto name = OptionalString(payload, "repair");
+  if (!name.ok()) return name.status();
+  if (**name == kSyntaxRepair) return true;
+  if ((*name)->empty() || **name == kStrict ||
+      **name == "REPAIR_POLICY_UNSPECIFIED") {
+    return false;
+  }
+  return Missing("repair", "a RepairPolicy name");
+}
+
+}  // namespace
+
+Json CallPayload(const ValidateCallRequest& request) {
+  Json payload = Json::object();
+  if (request.kind == OutputKind::kText) {
+    payload["text"] = std::string(request.output);
+  } else if (request.kind == OutputKind::kNative) {
+    payload["native_json"] = std::string(request.output);
+  }
+  payload["repair"] = RepairName(request.syntax_repair);
+  return payload;
+}
+
+Json VerdictPayload(const VerdictRequest& request) {
+  Json payload = {{"envelope", request.envelope},
+                  {"repair", RepairName(request.syntax_repair)}};
+  if (!request.result_schema.empty()) {
+    payload["result_schema"] = request.result_schema;
+  }
+  return payload;
+}
+
+Json OutputPayload(const ValidateOutputRequest& request) {
+  return {{"tool_name", request.tool_name},
+          {"content_type", request.content_type},
+          {"http_status", request.http_status},
+          {"body", absl::Base64Escape(request.body)},
+          {"mode", ModeName(request.mode)}};
+}
+
+absl::StatusOr<ValidateCallRequest> CallFromPayload(const Json& payload) {
+  if (!payload.is_object()) return Missing("payload", "an object");
+  ValidateCallRequest request;
+  const bool text = payload.contains("text");
+  if (text == payload.contains("native_json")) {
+    return Missing("text\" or \"native_json", "given (exactly one)");
+  }
+  auto output = OptionalString(payload, text ? "text" : "native_json");
+  if (!output.ok()) return output.status();
+  request.kind = text ? OutputKind::kText : OutputKind::kNative;
+  request.output = **output;
+  auto repair = SyntaxRepair(payload);
+  if (!repair.ok()) return repair.status();
+  request.syntax_repair = *repair;
+  return request;
+}
+
+absl::StatusOr<VerdictRequest> VerdictFromPayload(const Json& payload) {
+  if (!payload.is_object()) return Missing("payload", "an object");
+  VerdictRequest request;
+  auto envelope = OptionalString(payload, "envelope");
+  if (!envelope.ok()) return envelope.status();
+  auto schema = OptionalString(payload, "result_schema");
+  if (!schema.ok()) return schema.status();
+  auto repair = SyntaxRepair(payload);
+  if (!repair.ok()) return repair.status();
+  request.envelope = **envelope;
+  request.result_schema = **schema;
+  request.syntax_repair = *repair;
+  return request;
+}
+
+absl::StatusOr<ValidateOutputRequest> OutputFromPayload(const Json& payload,
+                                                        std::string* bytes) {
+  if (!payload.is_object()) return Missing("payload", "an object");
+  ValidateOutputRequest request;
+  auto tool = OptionalString(payload, "tool_name");
+  auto type = OptionalString(payload, "content_type");
+  auto body = OptionalString(payload, "body");
+  auto mode = OptionalString(payload, "mode");
+  for (const auto* s : {&tool, &type, &body, &mode}) {
+    if (!s->ok()) return s->status();
+  }
+  auto status = payload.find("http_status");
+  if (status != payload.end() &&
+      !(status->is_number_integer() && status->get<int64_t>() >= INT32_MIN &&
+        status->get<int64_t>() <= INT32_MAX)) {
+    return Missing("http_status", "a 32-bit integer");
+  }
+  if (!absl::Base64Unescape(**body, bytes)) {
+    return Missing("body", "base64");
+  }
+  request.tool_name = **tool;
+  request.content_type = **type;
+  request.http_status = status == payload.end() ? 0 : status->get<int>();
+  request.body = *bytes;
+  if (**mode == "OUTPUT_MODE_DEGRADE") {
+    request.mode = output::OutputMode::kDegrade;
+  } else if (**mode == "OUTPUT_MODE_FAIL_CLOSED") {
+    request.mode = output::OutputMode::kFailClosed;
+  } else if (!(*mode)->empty() && **mode != "OUTPUT_MODE_UNSPECIFIED") {
+    return Missing("mode", "an OutputMode name");
+  }
+  return request;
+}
+
+}  // namespace toolgate
