@@ -214,6 +214,8 @@ bool ParseCommandArgs(const std::vector<std::string>& args, size_t begin,
   inv->flags = *std::move(flags);
   inv->timeout = *timeout;
   inv->address = ResolveAddress(globals.addr);
+  // `replay --server ADDR` names the server the way its usage says.
+  if (auto server = inv->flags.Get("server")) inv->address = *server;
   if (globals.admin_token_file.has_value()) {
     absl::StatusOr<std::string> token =
         ReadSecretFile(*globals.admin_token_file, "admin_token_file");

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/cli.h"
 #include "client/health_check.h"
+#include "client/replay_command.h"
 #include "client/schema_check.h"
 
 namespace toolgate {
@@ -405,6 +406,12 @@ const std::vector<Command>& Commands() {
        Rpc(&ToolGateClient::ValidateToolOutput, &FillValidateOutput,
            &ExitOnOutputVerdict)},
       {"health", {{"service", "NAME"}}, &RunHealth},
+      {"replay",
+       {{"audit", "FILE|-"},
+        {"snapshot", "ID"},
+        {"server", "ADDR"},
+        {"manifest", "FILE"}},
+       &RunReplay},
       {"schema check", {}, nullptr, &RunSchemaCheck,
        "--schema FILE [--dialect draft7|2020-12] [--ref-dir PREFIX=DIR]... "
        "[--format-assertion] [--max-errors N] < INSTANCES.jsonl"},

@@ -99,12 +99,16 @@ bool Same(const Recorded& before, const Redecision& after) {
 }  // namespace
 
 absl::StatusOr<ReplayReport> Replay(std::istream& audit_lines,
-                                    const Redecide& redecide) {
+                                    const Redecide& redecide,
+                                    uint64_t max_bytes) {
   int replayed = 0, same = 0;
   std::map<std::string, int> skipped;
   Json changes = Json::array();
   std::string text;
-  for (int number = 1; std::getline(audit_lines, text); ++number) {
+  uint64_t read = 0;
+  for (int number = 1; read < max_bytes && std::getline(audit_lines, text);
+       ++number) {
+    read += text.size() + 1;
     if (text.empty()) continue;
     absl::StatusOr<Recorded> r = ReadRecord(text);
     if (!r.ok()) {

@@ -23,8 +23,10 @@
 #ifndef TOOLGATE_CORE_REPLAY_REPLAY_H_
 #define TOOLGATE_CORE_REPLAY_REPLAY_H_
 
+#include <cstdint>
 #include <functional>
 #include <istream>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,8 +55,12 @@ struct ReplayReport {
   bool changed = false;
 };
 
-absl::StatusOr<ReplayReport> Replay(std::istream& audit_lines,
-                                    const Redecide& redecide);
+// Reads at most `max_bytes` (whole lines): the size the audit log had when
+// replay began. A server that audits to the file being replayed appends a
+// record for every call replay makes; those are not replayed again.
+absl::StatusOr<ReplayReport> Replay(
+    std::istream& audit_lines, const Redecide& redecide,
+    uint64_t max_bytes = std::numeric_limits<uint64_t>::max());
 
 // Decides recorded calls in process, against a manifest compiled here with
 // the engine's default limits.

@@ -173,6 +173,26 @@ TEST(ReplayTest, UnreadableRecordsAreErrorsNamingTheLine) {
   }
 }
 
+// A server auditing to the file being replayed appends a line per replayed
+// call; replay stops where the file ended when it began.
+TEST(ReplayTest, ReadsOnlyWhatWasRecordedBeforeItBegan) {
+  Recorder rec;
+  rec.Call(Native(R"({"id":7})"));
+  const std::string first = rec.lines();
+  rec.Call(Native(R"({"id":8})"));
+  auto local = LocalRedecider::ForManifest(kIdIsInteger);
+  ASSERT_TRUE(local.ok());
+  std::istringstream in(rec.lines());
+  auto report = Replay(
+      in,
+      [&](absl::string_view rpc, const Json& payload) {
+        return (*local)->Decide(rpc, payload);
+      },
+      first.size());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->summary["replayed"], 1);
+}
+
 TEST(ReplayTest, ABadManifestIsAnError) {
   auto local = LocalRedecider::ForManifest("{not json");
   EXPECT_FALSE(local.ok());
