@@ -73,6 +73,34 @@ TEST(ServerFlags, MetricsListenIsOffByDefaultAndDocumented) {
 }
 
 // Half a TLS configuration is a start-up error, never a plaintext server.
+TEST(ServerFlags, AuditFlagsAreOffByDefaultAndNeedALog) {
+  auto d = ParseServerFlags({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d->engine.audit_payloads);
+  EXPECT_FALSE(d->engine.audit_required);
+  // A bare boolean flag does not swallow the next flag as its value.
+  auto o = ParseServerFlags(
+      {"--audit_payloads", "--audit_log", "/a", "--audit_required=true"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->engine.audit_payloads);
+  EXPECT_TRUE(o->engine.audit_required);
+  EXPECT_EQ(o->audit_log, "/a");
+  auto off = ParseServerFlags({"--audit_payloads=false"});
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_FALSE(off->engine.audit_payloads);
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--audit_required"},
+                                             {"--audit_payloads"},
+                                             {"--audit_required=yes",
+                                              "--audit_log=/a"}}) {
+    auto bad = ParseServerFlags(args);
+    EXPECT_FALSE(bad.ok()) << args[0];
+    EXPECT_TRUE(absl::StrContains(bad.status().message(), "--audit_"))
+        << bad.status();
+  }
+  EXPECT_TRUE(absl::StrContains(ServerUsage(), "[--audit_required]"));
+}
+
 TEST(ServerFlags, TlsFlagsMustComeTogether) {
   struct Case {
     std::vector<std::string> args;
