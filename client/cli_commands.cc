@@ -53,8 +53,7 @@ int ExitOnOutputVerdict(const v1::ValidateToolOutputResponse& response,
                         std::ostream& err) {
   ToolOutputResult output(absl::OkStatus(), response);
   if (output.valid()) return kExitOk;
-  err << "toolgatectl: validate-output: not valid: " << output.reason()
-      << "\n";
+  err << "toolgatectl: validate-output: not valid: " << output.reason() << "\n";
   return kExitDenied;
 }
 
@@ -152,6 +151,14 @@ absl::Status FillGetSnapshot(CommandContext& ctx,
   return absl::OkStatus();
 }
 
+absl::Status FillDeleteSnapshot(CommandContext& ctx,
+                                v1::DeleteSnapshotRequest* request) {
+  if (std::optional<std::string> id = ctx.flags.Get("snapshot")) {
+    request->set_snapshot_id(*id);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status FillListSnapshots(CommandContext& ctx,
                                v1::ListSnapshotsRequest* request) {
   if (std::optional<std::string> size = ctx.flags.Get("page-size")) {
@@ -202,7 +209,8 @@ absl::Status FillOpenRun(CommandContext& ctx, v1::OpenRunRequest* request) {
        {Limit{"max-rejects", &v1::OpenRunRequest::set_max_consecutive_rejects},
         Limit{"kill-switch-threshold",
               &v1::OpenRunRequest::set_kill_switch_threshold},
-        Limit{"kill-switch-window", &v1::OpenRunRequest::set_kill_switch_window}}) {
+        Limit{"kill-switch-window",
+              &v1::OpenRunRequest::set_kill_switch_window}}) {
     std::optional<std::string> text = ctx.flags.Get(limit.flag);
     if (!text) continue;
     int value = 0;
@@ -351,8 +359,8 @@ std::vector<FlagSpec> RunFlags(std::vector<FlagSpec> more = {}) {
 }  // namespace
 
 int UsageError(CommandContext& ctx, const absl::Status& status) {
-  ctx.err << "toolgatectl: " << ctx.command << ": " << status.message()
-          << "\n" << ctx.usage << "\n";
+  ctx.err << "toolgatectl: " << ctx.command << ": " << status.message() << "\n"
+          << ctx.usage << "\n";
   return kExitError;
 }
 
@@ -365,6 +373,8 @@ const std::vector<Command>& Commands() {
        Rpc(&ToolGateClient::CreateSnapshot, &FillCreateSnapshot)},
       {"get-snapshot", RpcFlags({{"snapshot", "ID"}, {"name", "NAME"}}),
        Rpc(&ToolGateClient::GetSnapshot, &FillGetSnapshot)},
+      {"delete-snapshot", RpcFlags({{"snapshot", "ID"}}),
+       Rpc(&ToolGateClient::DeleteSnapshot, &FillDeleteSnapshot)},
       {"list-snapshots",
        RpcFlags({{"page-size", "N"}, {"page-token", "TOKEN"}}),
        &RunListSnapshots},
@@ -405,7 +415,10 @@ const std::vector<Command>& Commands() {
        Rpc(&ToolGateClient::ValidateToolOutput, &FillValidateOutput,
            &ExitOnOutputVerdict)},
       {"health", {{"service", "NAME"}}, &RunHealth},
-      {"schema check", {}, nullptr, &RunSchemaCheck,
+      {"schema check",
+       {},
+       nullptr,
+       &RunSchemaCheck,
        "--schema FILE [--dialect draft7|2020-12] [--ref-dir PREFIX=DIR]... "
        "[--format-assertion] [--max-errors N] < INSTANCES.jsonl"},
   };

@@ -55,7 +55,9 @@ TEST(RunBounds, IdleRunsExpireUseKeepsThemOpen) {
        {absl::Seconds(50), absl::Seconds(50), absl::Seconds(50)},
        absl::Seconds(59),
        true},
-      {"idle after its last call", {absl::Seconds(50)}, absl::Seconds(61),
+      {"idle after its last call",
+       {absl::Seconds(50)},
+       absl::Seconds(61),
        false},
   };
   for (const Case& c : cases) {
@@ -96,10 +98,9 @@ TEST(RunBounds, OpenSweepsExpiredRunsAndUnpinsTheirSnapshots) {
   ASSERT_TRUE(runs.Open(*a, "m", {}, RunLimits{}).ok());
   ASSERT_TRUE(runs.Open(*a, "m", {}, RunLimits{}).ok());
   // Pinned twice: b cannot evict a, and a cannot be deleted.
-  EXPECT_EQ(store.Create(Manifest("b"), ManifestFormat::kAuto, "")
-                .status()
-                .code(),
-            absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(
+      store.Create(Manifest("b"), ManifestFormat::kAuto, "").status().code(),
+      absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(store.Delete((*a)->id()).code(),
             absl::StatusCode::kFailedPrecondition);
   clock.t += absl::Seconds(11);

@@ -164,9 +164,9 @@ absl::StatusOr<OpenedRun> RunRegistry::Open(
 
 absl::Status RunRegistry::CheckCaps(const std::string& tenant) const {
   if (runs_.size() >= options_.max_runs) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("too many open runs (", runs_.size(), " of --max_runs=",
-                     options_.max_runs, "); close finished runs"));
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "too many open runs (", runs_.size(),
+        " of --max_runs=", options_.max_runs, "); close finished runs"));
   }
   auto it = per_tenant_.find(tenant);
   const size_t held = it == per_tenant_.end() ? 0 : it->second;
@@ -190,9 +190,10 @@ absl::StatusOr<std::shared_ptr<Run>> RunRegistry::Authorize(
   auto it = runs_.find(run_id);
   // An expired run waiting for the sweep is as gone as a closed one.
   if (it == runs_.end() || now - it->second.last_used >= options_.idle_ttl) {
-    return absl::NotFoundError(absl::StrCat(
-        "no open run \"", run_id, "\" (closed, idle too long, or never "
-        "opened)"));
+    return absl::NotFoundError(
+        absl::StrCat("no open run \"", run_id,
+                     "\" (closed, idle too long, or never "
+                     "opened)"));
   }
   if (!SecretsEqual(presented, it->second.token_hash)) {
     return absl::PermissionDeniedError("run_token does not match the run");

@@ -190,7 +190,8 @@ class SnapshotStore {
   }
   // Whether `rule` lets `name` point at `id`; OK for an empty name.
   absl::Status CheckName(absl::string_view name, const std::string& id,
-                         NameRule rule) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+                         NameRule rule) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Points `name` at `id` (CheckName passed); no-op for an empty name.
   void BindName(absl::string_view name, const std::string& id, NameRule rule)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

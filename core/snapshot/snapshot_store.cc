@@ -17,14 +17,15 @@ absl::Status SnapshotStore::CheckName(absl::string_view name,
   if (it == names_.end() || it->second.id == id) return absl::OkStatus();
   const NameBinding& bound = it->second;
   if (bound.loaded && rule != NameRule::kLoad) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "snapshot name \"", name, "\" is loaded from --manifests and "
-        "changes only when the server reloads them"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("snapshot name \"", name,
+                     "\" is loaded from --manifests and "
+                     "changes only when the server reloads them"));
   }
   if (rule == NameRule::kClaim) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "snapshot name \"", name, "\" is bound to ", bound.id,
-        "; re-binding a name needs the admin role"));
+    return absl::PermissionDeniedError(
+        absl::StrCat("snapshot name \"", name, "\" is bound to ", bound.id,
+                     "; re-binding a name needs the admin role"));
   }
   return absl::OkStatus();
 }
@@ -187,9 +188,9 @@ absl::Status SnapshotStore::Delete(absl::string_view id) {
                      " open run(s); close them first"));
   }
   if (entry.loaded_names > 0) {
-    const auto loaded = std::find_if(
-        entry.names.begin(), entry.names.end(),
-        [&](const std::string& n) { return names_.at(n).loaded; });
+    const auto loaded =
+        std::find_if(entry.names.begin(), entry.names.end(),
+                     [&](const std::string& n) { return names_.at(n).loaded; });
     return absl::FailedPreconditionError(absl::StrCat(
         "snapshot ", id, " is loaded from --manifests as \"", *loaded,
         "\"; it changes only when the server reloads them"));
