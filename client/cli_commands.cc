@@ -53,7 +53,8 @@ int ExitOnOutputVerdict(const v1::ValidateToolOutputResponse& response,
                         std::ostream& err) {
   ToolOutputResult output(absl::OkStatus(), response);
   if (output.valid()) return kExitOk;
-  err << "toolgatectl: validate-output: not valid: " << output.reason() << "\n";
+  err << "toolgatectl: validate-output: not valid: " << output.reason()
+      << "\n";
   return kExitDenied;
 }
 
@@ -209,8 +210,7 @@ absl::Status FillOpenRun(CommandContext& ctx, v1::OpenRunRequest* request) {
        {Limit{"max-rejects", &v1::OpenRunRequest::set_max_consecutive_rejects},
         Limit{"kill-switch-threshold",
               &v1::OpenRunRequest::set_kill_switch_threshold},
-        Limit{"kill-switch-window",
-              &v1::OpenRunRequest::set_kill_switch_window}}) {
+        Limit{"kill-switch-window", &v1::OpenRunRequest::set_kill_switch_window}}) {
     std::optional<std::string> text = ctx.flags.Get(limit.flag);
     if (!text) continue;
     int value = 0;
@@ -359,8 +359,8 @@ std::vector<FlagSpec> RunFlags(std::vector<FlagSpec> more = {}) {
 }  // namespace
 
 int UsageError(CommandContext& ctx, const absl::Status& status) {
-  ctx.err << "toolgatectl: " << ctx.command << ": " << status.message() << "\n"
-          << ctx.usage << "\n";
+  ctx.err << "toolgatectl: " << ctx.command << ": " << status.message()
+          << "\n" << ctx.usage << "\n";
   return kExitError;
 }
 
@@ -415,10 +415,7 @@ const std::vector<Command>& Commands() {
        Rpc(&ToolGateClient::ValidateToolOutput, &FillValidateOutput,
            &ExitOnOutputVerdict)},
       {"health", {{"service", "NAME"}}, &RunHealth},
-      {"schema check",
-       {},
-       nullptr,
-       &RunSchemaCheck,
+      {"schema check", {}, nullptr, &RunSchemaCheck,
        "--schema FILE [--dialect draft7|2020-12] [--ref-dir PREFIX=DIR]... "
        "[--format-assertion] [--max-errors N] < INSTANCES.jsonl"},
   };

@@ -1,7 +1,5 @@
 // toolgatectl: every command but validate, usage errors, address
 // resolution and chaining commands through --run-file.
-#include "client/cli.h"
-
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -9,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "client/cli.h"
 #include "client/cli_test_util.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "gtest/gtest.h"
@@ -80,11 +79,11 @@ std::vector<CliCase> OtherCommandCases() {
        .script = Reply("GetSnapshot", v1::GetSnapshotResponse()),
        .exit_code = 0,
        .out_has = "\"manifest_json\": \"\"",
-       .check =
-           Sent<v1::GetSnapshotRequest>("GetSnapshot",
-                                        [](const v1::GetSnapshotRequest& r) {
-                                          EXPECT_EQ(r.name(), "weather");
-                                        })},
+       .check = Sent<v1::GetSnapshotRequest>(
+           "GetSnapshot",
+           [](const v1::GetSnapshotRequest& r) {
+             EXPECT_EQ(r.name(), "weather");
+           })},
       {.name = "GetSnapshotNotFound",
        .args = {"get-snapshot", "--snapshot", "sha256:none"},
        .script = Fail("GetSnapshot", grpc::StatusCode::NOT_FOUND),
@@ -134,23 +133,23 @@ std::vector<CliCase> OtherCommandCases() {
        .check = NoCall("ListSnapshots")},
       {.name = "OpenRun",
        .args = {"open-run", "--snapshot", "sha256:abc", "--model", "m1",
-                "--context", "user=ann", "--context=team=a=b", "--max-rejects",
-                "3", "--kill-switch-threshold", "2", "--kill-switch-window",
-                "4"},
+                "--context", "user=ann", "--context=team=a=b",
+                "--max-rejects", "3", "--kill-switch-threshold", "2",
+                "--kill-switch-window", "4"},
        .script = Reply("OpenRun", opened),
        .exit_code = 0,
        .out_has = "\"run_token\": \"tok-1\"",
-       .check =
-           Sent<v1::OpenRunRequest>("OpenRun",
-                                    [](const v1::OpenRunRequest& r) {
-                                      EXPECT_EQ(r.snapshot_id(), "sha256:abc");
-                                      EXPECT_EQ(r.model(), "m1");
-                                      EXPECT_EQ(r.context().at("user"), "ann");
-                                      EXPECT_EQ(r.context().at("team"), "a=b");
-                                      EXPECT_EQ(r.max_consecutive_rejects(), 3);
-                                      EXPECT_EQ(r.kill_switch_threshold(), 2);
-                                      EXPECT_EQ(r.kill_switch_window(), 4);
-                                    })},
+       .check = Sent<v1::OpenRunRequest>(
+           "OpenRun",
+           [](const v1::OpenRunRequest& r) {
+             EXPECT_EQ(r.snapshot_id(), "sha256:abc");
+             EXPECT_EQ(r.model(), "m1");
+             EXPECT_EQ(r.context().at("user"), "ann");
+             EXPECT_EQ(r.context().at("team"), "a=b");
+             EXPECT_EQ(r.max_consecutive_rejects(), 3);
+             EXPECT_EQ(r.kill_switch_threshold(), 2);
+             EXPECT_EQ(r.kill_switch_window(), 4);
+           })},
       {.name = "OpenRunBadContext",
        .args = {"open-run", "--context", "novalue"},
        .exit_code = 2,
@@ -166,11 +165,12 @@ std::vector<CliCase> OtherCommandCases() {
        .script = Reply("CloseRun", v1::CloseRunResponse()),
        .exit_code = 0,
        .out_has = "{",
-       .check = Sent<v1::CloseRunRequest>("CloseRun",
-                                          [](const v1::CloseRunRequest& r) {
-                                            EXPECT_EQ(r.run_id(), "run-1");
-                                            EXPECT_EQ(r.run_token(), "tok-1");
-                                          })},
+       .check = Sent<v1::CloseRunRequest>(
+           "CloseRun",
+           [](const v1::CloseRunRequest& r) {
+             EXPECT_EQ(r.run_id(), "run-1");
+             EXPECT_EQ(r.run_token(), "tok-1");
+           })},
       {.name = "CloseRunDenied",
        .args = {"close-run", "--run", "run-1", "--token", "wrong"},
        .script = Fail("CloseRun", grpc::StatusCode::PERMISSION_DENIED),
@@ -181,11 +181,12 @@ std::vector<CliCase> OtherCommandCases() {
        .script = Reply("ResetRun", v1::ResetRunResponse()),
        .exit_code = 0,
        .files = {{"run.json", R"({"runId":"run-9","runToken":"tok-9"})"}},
-       .check = Sent<v1::ResetRunRequest>("ResetRun",
-                                          [](const v1::ResetRunRequest& r) {
-                                            EXPECT_EQ(r.run_id(), "run-9");
-                                            EXPECT_EQ(r.run_token(), "tok-9");
-                                          })},
+       .check = Sent<v1::ResetRunRequest>(
+           "ResetRun",
+           [](const v1::ResetRunRequest& r) {
+             EXPECT_EQ(r.run_id(), "run-9");
+             EXPECT_EQ(r.run_token(), "tok-9");
+           })},
       {.name = "ResetRunMalformedRunFile",
        .args = {"reset-run", "--run-file", "{tmp}/run.json"},
        .exit_code = 2,
@@ -213,7 +214,8 @@ std::vector<CliCase> OtherCommandCases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Commands, CliTest,
-                         ::testing::ValuesIn(OtherCommandCases()), CliCaseName);
+                         ::testing::ValuesIn(OtherCommandCases()),
+                         CliCaseName);
 
 std::vector<CliCase> UsageCases() {
   return {
@@ -323,7 +325,9 @@ std::vector<CliCase> SchemaCheckCases() {
        .out_has = "\"valid\":false",
        .stdin_text = "{\"a\":1}\n{}\n",
        .files = schema},
-      {.name = "SchemaCheckUsage", .args = {"schema", "check"}, .exit_code = 2},
+      {.name = "SchemaCheckUsage",
+       .args = {"schema", "check"},
+       .exit_code = 2},
       {.name = "SchemaWithoutCheck",
        .args = {"schema"},
        .exit_code = 2,
@@ -362,11 +366,10 @@ TEST(CliAddressTest, FlagThenEnvironmentThenDefault) {
     ChannelFactory factory =
         [&](const std::string& target,
             const std::shared_ptr<grpc::ChannelCredentials>&) {
-          dialed = target;
-          // Dial nowhere useful: only the chosen target matters here.
-          return grpc::CreateChannel(closed,
-                                     grpc::InsecureChannelCredentials());
-        };
+      dialed = target;
+      // Dial nowhere useful: only the chosen target matters here.
+      return grpc::CreateChannel(closed, grpc::InsecureChannelCredentials());
+    };
     std::istringstream in;
     std::ostringstream out, err;
     EXPECT_EQ(RunCli(c.args, in, out, err, factory), kExitError);
@@ -407,10 +410,10 @@ TEST(CliChainTest, OpenRunOutputFeedsRunFile) {
   std::ofstream(run_file) << out.str();
 
   std::ostringstream out2, err2;
-  ASSERT_EQ(
-      RunCli({"--addr", server.address(), "close-run", "--run-file", run_file},
-             in, out2, err2, DefaultChannelFactory()),
-      kExitOk)
+  ASSERT_EQ(RunCli({"--addr", server.address(), "close-run", "--run-file",
+                    run_file},
+                   in, out2, err2, DefaultChannelFactory()),
+            kExitOk)
       << err2.str();
   v1::CloseRunRequest sent;
   ASSERT_TRUE(server.service().LastRequest("CloseRun", &sent));

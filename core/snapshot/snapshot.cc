@@ -26,9 +26,9 @@ WeakIntern<schema::Schema>& SharedSchemas() {
 absl::StatusOr<std::shared_ptr<const schema::Schema>> CompileToolSchema(
     const Manifest& m, const std::string& documents_digest,
     const ToolSpec& tool, const Json& doc, absl::string_view where) {
-  const std::string key = Sha256(
-      absl::StrCat(tool.policy.format_assertion ? "assert\n" : "annotate\n",
-                   documents_digest, "\n", CanonicalJson(doc)));
+  const std::string key = Sha256(absl::StrCat(
+      tool.policy.format_assertion ? "assert\n" : "annotate\n",
+      documents_digest, "\n", CanonicalJson(doc)));
   if (auto live = SharedSchemas().Find(key)) return live;
   schema::CompileOptions options;
   options.format_assertion = tool.policy.format_assertion;
@@ -122,12 +122,13 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
     tool.input = *std::move(in);
     AddSchemaWarnings(spec, *tool.input, "", &s->warnings_);
     if (spec.output_schema.has_value()) {
-      auto out =
-          CompileToolSchema(manifest, documents_digest, spec,
-                            *spec.output_schema, spec.output_schema_pointer);
+      auto out = CompileToolSchema(manifest, documents_digest, spec,
+                                   *spec.output_schema,
+                                   spec.output_schema_pointer);
       if (!out.ok()) return out.status();
       tool.output = *std::move(out);
-      AddSchemaWarnings(spec, *tool.output, "output schema: ", &s->warnings_);
+      AddSchemaWarnings(spec, *tool.output, "output schema: ",
+                        &s->warnings_);
     }
     // Compiled and in canonical_json_: the parsed documents (about 12
     // bytes of heap per byte of schema) and their source pointers go.
