@@ -153,6 +153,14 @@ absl::Status FillGetSnapshot(CommandContext& ctx,
   return absl::OkStatus();
 }
 
+absl::Status FillDeleteSnapshot(CommandContext& ctx,
+                                v1::DeleteSnapshotRequest* request) {
+  if (std::optional<std::string> id = ctx.flags.Get("snapshot")) {
+    request->set_snapshot_id(*id);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status FillListSnapshots(CommandContext& ctx,
                                v1::ListSnapshotsRequest* request) {
   if (std::optional<std::string> size = ctx.flags.Get("page-size")) {
@@ -366,6 +374,8 @@ const std::vector<Command>& Commands() {
        Rpc(&ToolGateClient::CreateSnapshot, &FillCreateSnapshot)},
       {"get-snapshot", RpcFlags({{"snapshot", "ID"}, {"name", "NAME"}}),
        Rpc(&ToolGateClient::GetSnapshot, &FillGetSnapshot)},
+      {"delete-snapshot", RpcFlags({{"snapshot", "ID"}}),
+       Rpc(&ToolGateClient::DeleteSnapshot, &FillDeleteSnapshot)},
       {"list-snapshots",
        RpcFlags({{"page-size", "N"}, {"page-token", "TOKEN"}}),
        &RunListSnapshots},

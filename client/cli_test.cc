@@ -89,6 +89,20 @@ std::vector<CliCase> OtherCommandCases() {
        .script = Fail("GetSnapshot", grpc::StatusCode::NOT_FOUND),
        .exit_code = 2,
        .err_has = "NOT_FOUND"},
+      {.name = "DeleteSnapshot",
+       .args = {"delete-snapshot", "--snapshot", "sha256:abc"},
+       .script = Reply("DeleteSnapshot", v1::DeleteSnapshotResponse()),
+       .exit_code = 0,
+       .check = Sent<v1::DeleteSnapshotRequest>(
+           "DeleteSnapshot",
+           [](const v1::DeleteSnapshotRequest& r) {
+             EXPECT_EQ(r.snapshot_id(), "sha256:abc");
+           })},
+      {.name = "DeleteSnapshotPinned",
+       .args = {"delete-snapshot", "--snapshot", "sha256:abc"},
+       .script = Fail("DeleteSnapshot", grpc::StatusCode::FAILED_PRECONDITION),
+       .exit_code = 2,
+       .err_has = "FAILED_PRECONDITION"},
       {.name = "ListSnapshots",
        .args = {"list-snapshots"},
        .script = Reply("ListSnapshots", listed),

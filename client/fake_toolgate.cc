@@ -98,6 +98,12 @@ grpc::Status FakeToolGate::GetSnapshot(grpc::ServerContext* context,
   return Handle("GetSnapshot", context, *request, response);
 }
 
+grpc::Status FakeToolGate::DeleteSnapshot(
+    grpc::ServerContext* context, const v1::DeleteSnapshotRequest* request,
+    v1::DeleteSnapshotResponse* response) {
+  return Handle("DeleteSnapshot", context, *request, response);
+}
+
 grpc::Status FakeToolGate::ListSnapshots(
     grpc::ServerContext* context, const v1::ListSnapshotsRequest* request,
     v1::ListSnapshotsResponse* response) {

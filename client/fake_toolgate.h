@@ -42,6 +42,9 @@ class FakeToolGate final : public v1::ToolGate::Service {
   grpc::Status GetSnapshot(grpc::ServerContext* context,
                            const v1::GetSnapshotRequest* request,
                            v1::GetSnapshotResponse* response) override;
+  grpc::Status DeleteSnapshot(grpc::ServerContext* context,
+                              const v1::DeleteSnapshotRequest* request,
+                              v1::DeleteSnapshotResponse* response) override;
   grpc::Status ListSnapshots(grpc::ServerContext* context,
                              const v1::ListSnapshotsRequest* request,
                              v1::ListSnapshotsResponse* response) override;

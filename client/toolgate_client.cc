@@ -132,6 +132,11 @@ absl::StatusOr<v1::GetSnapshotResponse> ToolGateClient::GetSnapshot(
   return Call(&v1::ToolGate::Stub::GetSnapshot, request);
 }
 
+absl::StatusOr<v1::DeleteSnapshotResponse> ToolGateClient::DeleteSnapshot(
+    const v1::DeleteSnapshotRequest& request) const {
+  return Call(&v1::ToolGate::Stub::DeleteSnapshot, request, /*admin=*/true);
+}
+
 absl::StatusOr<v1::ListSnapshotsResponse> ToolGateClient::ListSnapshots(
     const v1::ListSnapshotsRequest& request) const {
   return Call(&v1::ToolGate::Stub::ListSnapshots, request);

@@ -117,6 +117,9 @@ class ToolGateClient {
       const v1::CreateSnapshotRequest& request) const;
   absl::StatusOr<v1::GetSnapshotResponse> GetSnapshot(
       const v1::GetSnapshotRequest& request) const;
+  // Admin (sends the admin token when configured).
+  absl::StatusOr<v1::DeleteSnapshotResponse> DeleteSnapshot(
+      const v1::DeleteSnapshotRequest& request) const;
   // One page; see ListAllSnapshots for every page.
   absl::StatusOr<v1::ListSnapshotsResponse> ListSnapshots(
       const v1::ListSnapshotsRequest& request) const;

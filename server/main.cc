@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
 #include "core/engine/engine.h"
 #include "core/util/secret_file.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
@@ -190,8 +192,21 @@ int Serve(const ServerOptions &options) {
   }
   std::thread signals(HandleSignals, Running{&options, &engine, audit.get(),
                                              server.get(), health.get()});
+  // Idle runs are refused from the moment they expire; this frees them
+  // (and unpins their snapshots) even when no OpenRun comes to sweep.
+  absl::Notification stop_sweeping;
+  std::thread sweeper([&engine, &stop_sweeping, &options] {
+    const absl::Duration every = std::clamp(
+        absl::Seconds(options.engine.run_idle_ttl_seconds) / 4,
+        absl::Seconds(1), absl::Seconds(60));
+    while (!stop_sweeping.WaitForNotificationWithTimeout(every)) {
+      engine.SweepIdleRuns();
+    }
+  });
   server->Wait();
   if (health != nullptr) health->Wait();
+  stop_sweeping.Notify();
+  sweeper.join();
   signals.join();
   if (audit != nullptr) audit->Close();
   std::cerr << "toolgate: stopped\n";

@@ -1,5 +1,6 @@
 #include "server/metrics.h"
 
+#include <algorithm>
 #include <exception>
 #include <utility>
 
@@ -108,9 +109,10 @@ class ServerMetrics::Scrape final : public prometheus::Collectable {
 
 const std::vector<std::string>& ServerMetrics::RpcNames() {
   static const auto* names = new std::vector<std::string>{
-      "CreateSnapshot",   "GetSnapshot",    "ListSnapshots",
-      "OpenRun",          "CloseRun",       "ResetRun",
-      "ValidateToolCall", "ExtractVerdict", "ValidateToolOutput"};
+      "CreateSnapshot",    "GetSnapshot",      "ListSnapshots",
+      "DeleteSnapshot",    "OpenRun",          "CloseRun",
+      "ResetRun",          "ValidateToolCall", "ExtractVerdict",
+      "ValidateToolOutput"};
   return *names;
 }
 
@@ -196,8 +198,8 @@ ServerMetrics::ServerMetrics(const Engine* engine)
       &BuildCounter()
            .Name("toolgate_snapshots_evicted_total")
            .Help(
-               "Snapshots evicted from the store (this build never "
-               "evicts: past --max_snapshots CreateSnapshot is refused).")
+               "Least-recently-used snapshots evicted to make room "
+               "(--max_snapshots, --max_snapshot_bytes).")
            .Register(*registry_)
            .Add({});
   snapshots_ = &BuildGauge()
@@ -236,8 +238,21 @@ std::vector<prometheus::MetricFamily> ServerMetrics::Collect() const {
   if (engine_ != nullptr) {
     snapshots_->Set(static_cast<double>(engine_->snapshot_count()));
     open_runs_->Set(static_cast<double>(engine_->open_run_count()));
+    // The store counts evictions; the counter follows it at each scrape.
+    const uint64_t evicted = engine_->snapshots_evicted();
+    absl::MutexLock lock(&mu_);
+    if (evicted > evicted_seen_) {
+      snapshots_evicted_->Increment(
+          static_cast<double>(evicted - evicted_seen_));
+      evicted_seen_ = evicted;
+    }
   }
   return registry_->Collect();
+}
+
+size_t ServerMetrics::read_only_runs_held() const {
+  absl::MutexLock lock(&mu_);
+  return read_only_runs_.size();
 }
 
 void ServerMetrics::Finished(int slot, const grpc::Status& status,
@@ -311,7 +326,19 @@ void ServerMetrics::Decided(const v1::ValidateToolOutputRequest& request,
   absl::MutexLock lock(&mu_);
   if (read_only_runs_.insert(request.run_id()).second) {
     kill_switch_trips_->Increment();
+    ForgetEndedRuns();
   }
+}
+
+void ServerMetrics::ForgetEndedRuns() {
+  // Runs that expired (or closed by another path) never send CloseRun:
+  // drop them whenever the set doubles, so it stays within twice the open
+  // read-only runs (amortized O(1) per trip).
+  if (engine_ == nullptr || read_only_runs_.size() < forget_at_) return;
+  absl::erase_if(read_only_runs_, [this](const std::string& run_id) {
+    return !engine_->IsRunOpen(run_id);
+  });
+  forget_at_ = std::max<size_t>(kMinForgetAt, 2 * read_only_runs_.size());
 }
 
 void ServerMetrics::Decided(const v1::CloseRunRequest& request,

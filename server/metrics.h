@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -86,11 +87,15 @@ class ServerMetrics {
   // sees).
   std::vector<prometheus::MetricFamily> Collect() const;
 
+  // How many run ids the kill-switch set holds (tests check it is bounded).
+  size_t read_only_runs_held() const;
+
  private:
   class Scrape;
   prometheus::Counter& Decision(int slot, absl::string_view name);
   void CountViolation(absl::string_view code);
   void CountRepair(absl::string_view kind);
+  void ForgetEndedRuns() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Engine* const engine_;
   std::shared_ptr<prometheus::Registry> registry_;
@@ -113,10 +118,15 @@ class ServerMetrics {
   prometheus::Gauge* open_runs_ = nullptr;
 
   // Runs seen read-only, so that a trip counts once: a run stays read-only
-  // (every output call says so) until ResetRun or CloseRun. Bounded by the
-  // open runs.
+  // (every output call says so) until ResetRun, CloseRun or expiry. Bounded
+  // by twice the open read-only runs: ResetRun and CloseRun erase theirs,
+  // expired runs go when the set doubles (ForgetEndedRuns).
+  static constexpr size_t kMinForgetAt = 64;
   mutable absl::Mutex mu_;
   absl::flat_hash_set<std::string> read_only_runs_ ABSL_GUARDED_BY(mu_);
+  size_t forget_at_ ABSL_GUARDED_BY(mu_) = kMinForgetAt;
+  // The store's eviction count the counter last caught up with.
+  mutable uint64_t evicted_seen_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace server

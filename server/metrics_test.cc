@@ -137,6 +137,67 @@ TEST(ServerMetricsTest, KillSwitchTripCountsOncePerRunUntilReset) {
   EXPECT_EQ(Value(metrics, "toolgate_kill_switch_trips_total"), 2);
 }
 
+std::string Manifest(int i) {
+  return "[{\"type\":\"function\",\"function\":{\"name\":\"t" +
+         std::to_string(i) + "\",\"parameters\":{\"type\":\"object\"}}}]";
+}
+
+TEST(ServerMetricsTest, EvictionCounterMovesByExactlyTheEvictions) {
+  EngineOptions options;
+  options.max_snapshots = 3;
+  Engine engine(options);
+  ServerMetrics metrics(&engine);
+  EXPECT_EQ(Value(metrics, "toolgate_snapshots_evicted_total"), 0);
+  for (int i = 0; i < 7; ++i) {
+    ASSERT_TRUE(
+        engine.CreateSnapshot(Manifest(i), ManifestFormat::kAuto, "").ok());
+  }
+  // 7 created, 3 held: 4 evicted, however often it is scraped.
+  EXPECT_EQ(Value(metrics, "toolgate_snapshots_evicted_total"), 4);
+  EXPECT_EQ(Value(metrics, "toolgate_snapshots_evicted_total"), 4);
+  EXPECT_EQ(Value(metrics, "toolgate_snapshots"), 3);
+  // Deduplicated and deleted snapshots are no evictions.
+  auto again = engine.CreateSnapshot(Manifest(6), ManifestFormat::kAuto, "");
+  ASSERT_TRUE(again.ok());
+  ASSERT_TRUE(engine.DeleteSnapshot((*again)->id()).ok());
+  EXPECT_EQ(Value(metrics, "toolgate_snapshots_evicted_total"), 4);
+  ASSERT_TRUE(
+      engine.CreateSnapshot(Manifest(7), ManifestFormat::kAuto, "").ok());
+  ASSERT_TRUE(
+      engine.CreateSnapshot(Manifest(8), ManifestFormat::kAuto, "").ok());
+  EXPECT_EQ(Value(metrics, "toolgate_snapshots_evicted_total"), 5);
+}
+
+// The kill-switch set forgets runs that expired (they never send CloseRun).
+TEST(ServerMetricsTest, KillSwitchSetForgetsExpiredRuns) {
+  absl::Time now = absl::UnixEpoch() + absl::Hours(1000);
+  EngineOptions options;
+  options.run_idle_ttl_seconds = 60;
+  Engine engine(options, nullptr, [&now] { return now; });
+  ServerMetrics metrics(&engine);
+  auto snapshot = engine.CreateSnapshot(Manifest(0), ManifestFormat::kAuto, "");
+  ASSERT_TRUE(snapshot.ok());
+  v1::ValidateToolOutputResponse read_only;
+  read_only.set_verdict(v1::OUTPUT_VERDICT_INVALID);
+  read_only.set_read_only(true);
+  constexpr int kRunsPerRound = 100;
+  constexpr int kRounds = 10;
+  for (int round = 0; round < kRounds; ++round) {
+    for (int i = 0; i < kRunsPerRound; ++i) {
+      auto opened = engine.OpenRun((*snapshot)->id(), "m", {}, RunLimits{});
+      ASSERT_TRUE(opened.ok()) << opened.status();
+      v1::ValidateToolOutputRequest request;
+      request.set_run_id(opened->run->id());
+      metrics.Decided(request, read_only);
+    }
+    now += absl::Seconds(61);  // This round's runs expire.
+  }
+  EXPECT_EQ(Value(metrics, "toolgate_kill_switch_trips_total"),
+            kRunsPerRound * kRounds);
+  // At most twice the runs that could still be open, never all 1,000.
+  EXPECT_LE(metrics.read_only_runs_held(), 2u * kRunsPerRound);
+}
+
 TEST(ServerMetricsTest, ErrorsAndHistogramsByRpc) {
   ServerMetrics metrics(nullptr);
   const int slot = ServerMetrics::RpcSlot("OpenRun");

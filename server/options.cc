@@ -90,6 +90,18 @@ const std::map<std::string, Setter>& Setters() {
       {"max_snapshots",
        Number<size_t>([](ServerOptions* o) { return &o->engine.max_snapshots; },
                       1, 1000000)},
+      {"max_snapshot_bytes",
+       Number<size_t>(
+           [](ServerOptions* o) { return &o->engine.max_snapshot_bytes; },
+           1 << 20, int64_t{1} << 40)},
+      {"max_runs_per_tenant",
+       Number<size_t>(
+           [](ServerOptions* o) { return &o->engine.max_runs_per_tenant; }, 1,
+           100000000)},
+      {"run_idle_ttl_seconds",
+       Number<int64_t>(
+           [](ServerOptions* o) { return &o->engine.run_idle_ttl_seconds; }, 1,
+           int64_t{30} * 24 * 3600)},
       {"max_calls_per_output",
        Number<size_t>(
            [](ServerOptions* o) { return &o->engine.max_calls_per_output; }, 1,
@@ -196,7 +208,10 @@ std::string ServerUsage() {
   return "usage: toolgate [--listen HOST:PORT|unix:PATH] [--manifests DIR]\n"
          "                [--max_input_bytes N] [--max_depth N] [--max_runs "
          "N]\n"
-         "                [--max_snapshots N] [--max_calls_per_output N]\n"
+         "                [--max_snapshots N] [--max_snapshot_bytes N]\n"
+         "                [--max_runs_per_tenant N] [--run_idle_ttl_seconds "
+         "N]\n"
+         "                [--max_calls_per_output N]\n"
          "                [--result_schema_cache_bytes N]\n"
          "                [--max_send_message_bytes N] [--audit_log PATH|-]\n"
          "                [--audit_payloads] [--audit_required]\n"

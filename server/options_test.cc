@@ -72,6 +72,34 @@ TEST(ServerFlags, MetricsListenIsOffByDefaultAndDocumented) {
             std::string::npos);
 }
 
+TEST(ServerFlags, BoundedStateLimits) {
+  auto d = ParseServerFlags({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->engine.max_snapshots, 1024u);
+  EXPECT_EQ(d->engine.max_snapshot_bytes, size_t{256} << 20);
+  EXPECT_EQ(d->engine.max_runs_per_tenant, 10000u);
+  EXPECT_EQ(d->engine.run_idle_ttl_seconds, 3600);
+  auto o = ParseServerFlags(
+      {"--max_snapshots=10", "--max_snapshot_bytes=2097152",
+       "--max_runs_per_tenant=5", "--run_idle_ttl_seconds", "30"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->engine.max_snapshots, 10u);
+  EXPECT_EQ(o->engine.max_snapshot_bytes, 2097152u);
+  EXPECT_EQ(o->engine.max_runs_per_tenant, 5u);
+  EXPECT_EQ(o->engine.run_idle_ttl_seconds, 30);
+  for (const char* bad : {"--max_snapshot_bytes=1000",
+                          "--max_runs_per_tenant=0", "--run_idle_ttl_seconds=0",
+                          "--run_idle_ttl_seconds=-5", "--max_snapshots=0"}) {
+    EXPECT_EQ(ParseServerFlags({bad}).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+  for (const char* flag : {"--max_snapshot_bytes N", "--max_runs_per_tenant N",
+                           "--run_idle_ttl_seconds N"}) {
+    EXPECT_NE(ServerUsage().find(flag), std::string::npos) << flag;
+  }
+}
+
 // Half a TLS configuration is a start-up error, never a plaintext server.
 TEST(ServerFlags, AuditFlagsAreOffByDefaultAndNeedALog) {
   auto d = ParseServerFlags({});

@@ -122,6 +122,7 @@ RawToolGateService::RawToolGateService(ToolGateService* typed,
   Add("CreateSnapshot", &S::CreateSnapshot);
   Add("GetSnapshot", &S::GetSnapshot);
   Add("ListSnapshots", &S::ListSnapshots);
+  Add("DeleteSnapshot", &S::DeleteSnapshot);
   Add("OpenRun", &S::OpenRun);
   Add("CloseRun", &S::CloseRun);
   Add("ResetRun", &S::ResetRun);

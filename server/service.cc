@@ -70,6 +70,16 @@ grpc::Status ToolGateService::ListSnapshots(
   return grpc::Status::OK;
 }
 
+grpc::Status ToolGateService::DeleteSnapshot(
+    grpc::ServerContextBase* context, const v1::DeleteSnapshotRequest* request,
+    v1::DeleteSnapshotResponse*) {
+  // Always admin: --snapshot_create=any lets agents add, never remove.
+  if (absl::Status admin = CheckAdmin(*context); !admin.ok()) {
+    return ToGrpc(admin);
+  }
+  return ToGrpc(engine_->DeleteSnapshot(request->snapshot_id()));
+}
+
 grpc::Status ToolGateService::OpenRun(grpc::ServerContextBase*,
                                       const v1::OpenRunRequest* request,
                                       v1::OpenRunResponse* response) {

@@ -8,9 +8,9 @@
 #define TOOLGATE_SERVER_SERVICE_H_
 
 #include "core/engine/engine.h"
-#include "server/auth.h"
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/status.h"
+#include "server/auth.h"
 #include "toolgate/v1/toolgate.pb.h"
 
 namespace toolgate {
@@ -35,6 +35,9 @@ class ToolGateService final {
   grpc::Status ListSnapshots(grpc::ServerContextBase*,
                              const v1::ListSnapshotsRequest* request,
                              v1::ListSnapshotsResponse* response);
+  grpc::Status DeleteSnapshot(grpc::ServerContextBase* context,
+                              const v1::DeleteSnapshotRequest* request,
+                              v1::DeleteSnapshotResponse* response);
   grpc::Status OpenRun(grpc::ServerContextBase*,
                        const v1::OpenRunRequest* request,
                        v1::OpenRunResponse* response);

@@ -26,11 +26,16 @@ auto Guarded(absl::string_view rpc, Fn fn) -> decltype(fn()) {
 
 }  // namespace
 
-Engine::Engine(EngineOptions options, AuditSink audit)
+Engine::Engine(EngineOptions options, AuditSink audit,
+               std::function<absl::Time()> now)
     : options_(options),
       audit_(std::move(audit), options.audit_required, options.audit_payloads),
-      snapshots_(SnapshotStoreOptions{options.limits, options.max_snapshots}),
-      runs_(RunRegistryOptions{options.max_runs}),
+      snapshots_(SnapshotStoreOptions{options.limits, options.max_snapshots,
+                                      options.max_snapshot_bytes}),
+      runs_(RunRegistryOptions{options.max_runs, options.max_runs_per_tenant,
+                               absl::Seconds(options.run_idle_ttl_seconds),
+                               std::move(now)},
+            &snapshots_),
       result_schemas_(options.result_schema_cache_bytes),
       services_{options_, snapshots_, runs_, audit_} {}
 
@@ -56,7 +61,17 @@ absl::StatusOr<VerdictResponse> Engine::ExtractVerdict(
 absl::StatusOr<std::shared_ptr<const Snapshot>> Engine::CreateSnapshot(
     absl::string_view manifest_json, ManifestFormat format,
     absl::string_view name, NameRule rule, const CancelToken& cancel) {
+  // Idle runs release their pins first: they may be what fills the store.
+  runs_.SweepIfDue();
   return snapshots_.Create(manifest_json, format, name, rule, &cancel);
+}
+
+absl::Status Engine::DeleteSnapshot(absl::string_view id) {
+  if (id.empty()) {
+    return absl::InvalidArgumentError("DeleteSnapshot needs a snapshot_id");
+  }
+  runs_.Sweep();  // A run that has expired no longer holds it.
+  return snapshots_.Delete(id);
 }
 
 absl::StatusOr<std::shared_ptr<const Snapshot>> Engine::GetSnapshot(

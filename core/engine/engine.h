@@ -23,12 +23,15 @@
 #ifndef TOOLGATE_CORE_ENGINE_ENGINE_H_
 #define TOOLGATE_CORE_ENGINE_ENGINE_H_
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "core/engine/schema_cache.h"
 #include "core/gate/gate.h"
 #include "core/output/output.h"
@@ -44,7 +47,9 @@ namespace toolgate {
 
 class Engine {
  public:
-  explicit Engine(EngineOptions options = {}, AuditSink audit = nullptr);
+  // `now` (tests only): where the run registry's idle clock reads time.
+  explicit Engine(EngineOptions options = {}, AuditSink audit = nullptr,
+                  std::function<absl::Time()> now = nullptr);
 
   // `rule` says who may point `name` at the new snapshot (see NameRule);
   // the default is the least privileged one.
@@ -55,6 +60,9 @@ class Engine {
   // By id, or by name when id is empty.
   absl::StatusOr<std::shared_ptr<const Snapshot>> GetSnapshot(
       absl::string_view id, absl::string_view name) const;
+  // NOT_FOUND if absent; FAILED_PRECONDITION while an open run pins it or
+  // a name loaded from --manifests points at it. Unbinds its names.
+  absl::Status DeleteSnapshot(absl::string_view id);
   // One page of snapshots in id order. The token is opaque to callers: it
   // names the last snapshot of the previous page, so snapshots created
   // between pages never shift or repeat the ones already listed.
@@ -88,6 +96,13 @@ class Engine {
   // For the server's gauges (toolgate_snapshots, toolgate_open_runs).
   size_t snapshot_count() const { return snapshots_.size(); }
   size_t open_run_count() const { return runs_.size(); }
+  uint64_t snapshots_evicted() const { return snapshots_.evicted(); }
+  bool IsRunOpen(absl::string_view run_id) const {
+    return runs_.IsOpen(run_id);
+  }
+  // Closes runs idle past --run_idle_ttl_seconds (OpenRun and CreateSnapshot
+  // also do, at most once a second); returns how many.
+  size_t SweepIdleRuns() { return runs_.Sweep(); }
 
  private:
   const EngineOptions options_;

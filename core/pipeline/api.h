@@ -29,7 +29,10 @@ namespace toolgate {
 struct EngineOptions {
   JsonLimits limits;  // Size cap and depth for every input.
   size_t max_snapshots = 1024;
+  size_t max_snapshot_bytes = size_t{256} << 20;  // Compiled form.
   size_t max_runs = 100000;
+  size_t max_runs_per_tenant = 10000;
+  int64_t run_idle_ttl_seconds = 3600;
   size_t max_violations_per_call = 20;
   // An output with more tool calls is one too_many_calls violation.
   size_t max_calls_per_output = 64;

@@ -1,5 +1,9 @@
 #include "core/run/run_registry.h"
 
+#include <time.h>
+
+#include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -92,6 +96,19 @@ absl::Status CheckModelAndContext(
 
 }  // namespace
 
+RunRegistry::RunRegistry(RunRegistryOptions options, SnapshotStore* pins)
+    : options_(std::move(options)), pins_(pins) {}
+
+absl::Time RunRegistry::Now() const {
+  if (options_.now) return options_.now();
+  // Idle limits are seconds to hours: the coarse clock (a few ms of
+  // resolution) is plenty and costs a fraction of a precise read on the
+  // per-call path.
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return absl::TimeFromTimespec(ts);
+}
+
 absl::StatusOr<OpenedRun> RunRegistry::Open(
     std::shared_ptr<const Snapshot> snapshot, absl::string_view model,
     std::map<std::string, std::string> context, RunLimits limits) {
@@ -121,18 +138,45 @@ absl::StatusOr<OpenedRun> RunRegistry::Open(
   absl::StatusOr<std::string> token = RandomHex(32);
   if (!id.ok()) return id.status();
   if (!token.ok()) return token.status();
+  auto tenant_it = context.find(kTenantContextKey);
+  std::string tenant = tenant_it == context.end() ? "" : tenant_it->second;
   OpenedRun opened;
   opened.run = std::make_shared<Run>(
       absl::StrCat("run_", *id), std::move(snapshot), std::string(model),
       std::move(context), max_rejects, *std::move(window));
   opened.token = *token;
+  const absl::Time now = Now();
   absl::MutexLock lock(&mu_);
+  if (now - last_sweep_ >= std::min(absl::Seconds(1), options_.idle_ttl)) {
+    SweepLocked(now);
+  }
+  if (absl::Status s = CheckCaps(tenant); !s.ok()) return s;
+  if (pins_ != nullptr) {
+    if (absl::Status s = pins_->Pin(opened.run->snapshot().id()); !s.ok()) {
+      return s;
+    }
+  }
+  ++per_tenant_[tenant];
+  runs_.emplace(opened.run->id(), Entry{opened.run, Sha256(opened.token),
+                                        std::move(tenant), now});
+  return opened;
+}
+
+absl::Status RunRegistry::CheckCaps(const std::string& tenant) const {
   if (runs_.size() >= options_.max_runs) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "too many open runs (", options_.max_runs, "); close finished runs"));
+        "too many open runs (", runs_.size(),
+        " of --max_runs=", options_.max_runs, "); close finished runs"));
   }
-  runs_.emplace(opened.run->id(), Entry{opened.run, Sha256(opened.token)});
-  return opened;
+  auto it = per_tenant_.find(tenant);
+  const size_t held = it == per_tenant_.end() ? 0 : it->second;
+  if (held >= options_.max_runs_per_tenant) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "tenant \"", tenant, "\" has ", held,
+        " open runs (--max_runs_per_tenant=", options_.max_runs_per_tenant,
+        "); close finished runs"));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::shared_ptr<Run>> RunRegistry::Authorize(
@@ -141,15 +185,20 @@ absl::StatusOr<std::shared_ptr<Run>> RunRegistry::Authorize(
     return absl::InvalidArgumentError("run_token is required with run_id");
   }
   const std::string presented = Sha256(token);
+  const absl::Time now = Now();
   absl::MutexLock lock(&mu_);
   auto it = runs_.find(run_id);
-  if (it == runs_.end()) {
+  // An expired run waiting for the sweep is as gone as a closed one.
+  if (it == runs_.end() || now - it->second.last_used >= options_.idle_ttl) {
     return absl::NotFoundError(
-        absl::StrCat("no open run \"", run_id, "\" (closed or never opened)"));
+        absl::StrCat("no open run \"", run_id,
+                     "\" (closed, idle too long, or never "
+                     "opened)"));
   }
   if (!SecretsEqual(presented, it->second.token_hash)) {
     return absl::PermissionDeniedError("run_token does not match the run");
   }
+  it->second.last_used = now;
   return it->second.run;
 }
 
@@ -157,8 +206,52 @@ absl::Status RunRegistry::Close(absl::string_view run_id,
                                 absl::string_view token) {
   if (auto run = Authorize(run_id, token); !run.ok()) return run.status();
   absl::MutexLock lock(&mu_);
-  runs_.erase(std::string(run_id));
+  auto it = runs_.find(run_id);
+  if (it != runs_.end()) Remove(it);  // Unless closed meanwhile.
   return absl::OkStatus();
+}
+
+void RunRegistry::Remove(EntryMap::iterator it) {
+  if (pins_ != nullptr) pins_->Unpin(it->second.run->snapshot().id());
+  auto tenant = per_tenant_.find(it->second.tenant);
+  if (--tenant->second == 0) per_tenant_.erase(tenant);
+  runs_.erase(it);
+}
+
+size_t RunRegistry::SweepLocked(absl::Time now) {
+  last_sweep_ = now;
+  size_t closed = 0;
+  for (auto it = runs_.begin(); it != runs_.end();) {
+    auto next = std::next(it);
+    if (now - it->second.last_used >= options_.idle_ttl) {
+      Remove(it);
+      ++closed;
+    }
+    it = next;
+  }
+  return closed;
+}
+
+size_t RunRegistry::Sweep() {
+  const absl::Time now = Now();
+  absl::MutexLock lock(&mu_);
+  return SweepLocked(now);
+}
+
+size_t RunRegistry::SweepIfDue() {
+  const absl::Time now = Now();
+  absl::MutexLock lock(&mu_);
+  if (now - last_sweep_ < std::min(absl::Seconds(1), options_.idle_ttl)) {
+    return 0;
+  }
+  return SweepLocked(now);
+}
+
+bool RunRegistry::IsOpen(absl::string_view run_id) const {
+  const absl::Time now = Now();
+  absl::MutexLock lock(&mu_);
+  auto it = runs_.find(run_id);
+  return it != runs_.end() && now - it->second.last_used < options_.idle_ttl;
 }
 
 size_t RunRegistry::size() const {

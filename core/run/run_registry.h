@@ -10,14 +10,18 @@
 #ifndef TOOLGATE_CORE_RUN_RUN_REGISTRY_H_
 #define TOOLGATE_CORE_RUN_RUN_REGISTRY_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "core/output/health_window.h"
 #include "core/snapshot/snapshot.h"
 
@@ -96,26 +100,58 @@ struct OpenedRun {
 
 struct RunRegistryOptions {
   size_t max_runs = 100000;
+  // Open runs per tenant (OpenRun context["tenant"]; absent or empty is the
+  // tenant "").
+  size_t max_runs_per_tenant = 10000;
+  // A run not used (opened, authorized for a call) for this long is closed.
+  absl::Duration idle_ttl = absl::Hours(1);
+  // Where time comes from; null: a coarse monotonic clock (tests inject).
+  std::function<absl::Time()> now;
 };
 
+// The key of OpenRun's context that names the tenant.
+inline constexpr char kTenantContextKey[] = "tenant";
+
+// Open runs, bounded in number overall and per tenant, and closed once idle.
+//
+// Expired runs are refused at once (NOT_FOUND, as closed runs) and removed
+// by Sweep, which Open calls at most about once a second (and the server
+// periodically): the hot path only reads the clock and stamps the run.
+// Every open run pins its snapshot in `pins` (when given) from Open until
+// Close or expiry.
+//
+// Thread-safety: internally synchronized. Calls into `pins` may happen with
+// the registry's lock held (lock order: registry, then store).
 class RunRegistry {
  public:
-  explicit RunRegistry(RunRegistryOptions options = {}) : options_(options) {}
+  // `pins`, when not null, must outlive the registry.
+  explicit RunRegistry(RunRegistryOptions options = {},
+                       SnapshotStore* pins = nullptr);
 
   // INVALID_ARGUMENT for limits out of range (breaker 1..1000; kill switch
   // 1 <= threshold <= window <= 1000) and for a model or context over the
-  // caps above.
+  // caps above; RESOURCE_EXHAUSTED past max_runs or the tenant's cap;
+  // NOT_FOUND if `pins` no longer holds the snapshot.
   absl::StatusOr<OpenedRun> Open(std::shared_ptr<const Snapshot> snapshot,
                                  absl::string_view model,
                                  std::map<std::string, std::string> context,
                                  RunLimits limits);
 
-  // NOT_FOUND for an unknown (or closed) run, PERMISSION_DENIED for a
-  // token that does not match, INVALID_ARGUMENT for an empty one.
+  // NOT_FOUND for an unknown, closed or expired run, PERMISSION_DENIED for
+  // a token that does not match, INVALID_ARGUMENT for an empty one. Marks
+  // the run used.
   absl::StatusOr<std::shared_ptr<Run>> Authorize(absl::string_view run_id,
                                                  absl::string_view token) const;
 
   absl::Status Close(absl::string_view run_id, absl::string_view token);
+
+  // Closes every run idle for idle_ttl; returns how many. SweepIfDue does
+  // so only if the last sweep is a second (or idle_ttl, if shorter) old.
+  size_t Sweep();
+  size_t SweepIfDue();
+
+  // Whether `run_id` names a run still open (not expired).
+  bool IsOpen(absl::string_view run_id) const;
 
   size_t size() const;
 
@@ -123,11 +159,23 @@ class RunRegistry {
   struct Entry {
     std::shared_ptr<Run> run;
     std::string token_hash;
+    std::string tenant;
+    mutable absl::Time last_used;
   };
+  using EntryMap = std::map<std::string, Entry, std::less<>>;
+
+  absl::Time Now() const;
+  absl::Status CheckCaps(const std::string& tenant) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Remove(EntryMap::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  size_t SweepLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const RunRegistryOptions options_;
+  SnapshotStore* const pins_;
   mutable absl::Mutex mu_;
-  std::map<std::string, Entry, std::less<>> runs_ ABSL_GUARDED_BY(mu_);
+  EntryMap runs_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, size_t> per_tenant_ ABSL_GUARDED_BY(mu_);
+  absl::Time last_sweep_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
 };
 
 }  // namespace toolgate

@@ -65,7 +65,9 @@ TEST(SnapshotNames, DedupeFastPathNeverBindsAroundTheChecks) {
                              NameRule::kRebind);
   EXPECT_EQ(hijack.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(IdByName(store, "tickets"), (*loaded)->id());
-  // Store full: a new manifest is refused and its name is not bound.
+  // Store full of what may not go (one pinned, one loaded): a new
+  // manifest is refused and its name is not bound.
+  ASSERT_TRUE(store.Pin((*held)->id()).ok());
   auto full = store.Create(Manifest("c"), ManifestFormat::kAuto, "x",
                            NameRule::kRebind);
   EXPECT_EQ(full.status().code(), absl::StatusCode::kResourceExhausted);

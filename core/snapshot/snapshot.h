@@ -11,6 +11,7 @@
 #define TOOLGATE_CORE_SNAPSHOT_SNAPSHOT_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -102,8 +103,25 @@ enum class NameRule {
 struct SnapshotStoreOptions {
   JsonLimits limits;
   size_t max_snapshots = 1024;
+  // Summed Snapshot::compiled_bytes(), each as measured when it was added.
+  size_t max_snapshot_bytes = size_t{256} << 20;
 };
 
+// The snapshots this replica holds, bounded by count and bytes.
+//
+// Adding a snapshot to a full store first evicts least-recently-used
+// snapshots that are neither pinned (by an open run: see Pin) nor bound to
+// a name loaded from --manifests; an evicted snapshot's names unbind. When
+// those alone fill the store, Create is RESOURCE_EXHAUSTED with the
+// numbers. "Used" is being created or deduplicated, looked up by id or
+// name, pinned or unpinned. A lookup already holds the store's lock, so
+// marking the entry used is one counter increment under it, not another
+// lock round trip or list splice; eviction scans the evictable entries
+// instead (only when full, and cheap next to compiling a manifest).
+//
+// Thread-safety: internally synchronized; all methods may be called
+// concurrently. Lock order: a caller may hold its own lock while calling in
+// (the run registry does); the store never calls out.
 class SnapshotStore {
  public:
   explicit SnapshotStore(SnapshotStoreOptions options = {})
@@ -114,7 +132,8 @@ class SnapshotStore {
   // `rule`, and only after every other check passed: a name held by
   // another snapshot is PERMISSION_DENIED (kClaim) or FAILED_PRECONDITION
   // (a loaded name, for anything but kLoad); names that could be taken for
-  // an id ("sha256:...") are INVALID_ARGUMENT.
+  // an id ("sha256:...") are INVALID_ARGUMENT. RESOURCE_EXHAUSTED when
+  // evicting every evictable snapshot would not make room.
   absl::StatusOr<std::shared_ptr<const Snapshot>> Create(
       absl::string_view manifest_json, ManifestFormat format,
       absl::string_view name, NameRule rule = NameRule::kClaim,
@@ -126,30 +145,71 @@ class SnapshotStore {
   absl::StatusOr<std::shared_ptr<const Snapshot>> GetByName(
       absl::string_view name) const;
 
+  // Removes a snapshot and unbinds every name pointing at it. NOT_FOUND if
+  // absent; FAILED_PRECONDITION while an open run pins it or a name loaded
+  // from --manifests points at it (that changes only by reload).
+  absl::Status Delete(absl::string_view id);
+
+  // An open run holds `id`: never evicted or deleted until as many Unpin
+  // calls. NOT_FOUND if the snapshot is no longer held (evicted or deleted
+  // since the caller looked it up). Counted here rather than read from
+  // shared_ptr::use_count, which in-flight calls raise too.
+  absl::Status Pin(absl::string_view id);
+  void Unpin(absl::string_view id);
+
   // Up to `max` snapshots in id order, from the first id after `after_id`
   // ("" = from the start): ids only sort after one another, so a snapshot
   // added meanwhile never shifts the ones already listed.
   std::vector<std::shared_ptr<const Snapshot>> ListAfter(
       absl::string_view after_id, size_t max) const;
 
-  // How many snapshots are held (the toolgate_snapshots gauge).
+  // How many snapshots are held (the toolgate_snapshots gauge), their
+  // counted bytes, and how many were evicted so far
+  // (toolgate_snapshots_evicted_total).
   size_t size() const;
+  size_t bytes() const;
+  uint64_t evicted() const;
 
  private:
-  const SnapshotStoreOptions options_;
-  mutable absl::Mutex mu_;
-  std::map<std::string, std::shared_ptr<const Snapshot>, std::less<>> by_id_
-      ABSL_GUARDED_BY(mu_);
+  struct Entry {
+    std::shared_ptr<const Snapshot> snapshot;
+    size_t bytes = 0;                // compiled_bytes() when added.
+    mutable uint64_t last_used = 0;  // A tick of used_clock_.
+    size_t pins = 0;
+    size_t loaded_names = 0;         // Names bound to it by NameRule::kLoad.
+    std::vector<std::string> names;  // Every name bound to it.
+  };
   struct NameBinding {
     std::string id;
     bool loaded = false;  // Bound by NameRule::kLoad.
   };
-  // Checks `rule` against the current binding of `name` and binds it; OK
-  // with no change for an empty name.
-  absl::Status BindName(absl::string_view name, const std::string& id,
-                        NameRule rule) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  using EntryMap = std::map<std::string, Entry, std::less<>>;
 
+  void Touch(const Entry& entry) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    entry.last_used = ++used_clock_;
+  }
+  // Whether `rule` lets `name` point at `id`; OK for an empty name.
+  absl::Status CheckName(absl::string_view name, const std::string& id,
+                         NameRule rule) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Points `name` at `id` (CheckName passed); no-op for an empty name.
+  void BindName(absl::string_view name, const std::string& id, NameRule rule)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Evicts least-recently-used evictable entries until one more of
+  // `bytes` fits; evicts nothing and says why when it cannot fit.
+  absl::Status MakeRoom(size_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Erase(EntryMap::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<std::shared_ptr<const Snapshot>> Insert(
+      std::shared_ptr<const Snapshot> snapshot, size_t bytes,
+      absl::string_view name, NameRule rule) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const SnapshotStoreOptions options_;
+  mutable absl::Mutex mu_;
+  EntryMap by_id_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, NameBinding, std::less<>> names_ ABSL_GUARDED_BY(mu_);
+  size_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t evicted_ ABSL_GUARDED_BY(mu_) = 0;
+  mutable uint64_t used_clock_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace toolgate

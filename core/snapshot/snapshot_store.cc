@@ -1,0 +1,249 @@
+// SnapshotStore: see snapshot.h.
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "core/snapshot/snapshot.h"
+#include "core/util/ids.h"
+
+namespace toolgate {
+
+absl::Status SnapshotStore::CheckName(absl::string_view name,
+                                      const std::string& id,
+                                      NameRule rule) const {
+  if (name.empty()) return absl::OkStatus();
+  auto it = names_.find(name);
+  if (it == names_.end() || it->second.id == id) return absl::OkStatus();
+  const NameBinding& bound = it->second;
+  if (bound.loaded && rule != NameRule::kLoad) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("snapshot name \"", name,
+                     "\" is loaded from --manifests and "
+                     "changes only when the server reloads them"));
+  }
+  if (rule == NameRule::kClaim) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("snapshot name \"", name, "\" is bound to ", bound.id,
+                     "; re-binding a name needs the admin role"));
+  }
+  return absl::OkStatus();
+}
+
+void SnapshotStore::BindName(absl::string_view name, const std::string& id,
+                             NameRule rule) {
+  if (name.empty()) return;
+  const bool load = rule == NameRule::kLoad;
+  Entry& target = by_id_.at(id);
+  auto it = names_.find(name);
+  if (it == names_.end()) {
+    names_.emplace(std::string(name), NameBinding{id, load});
+    target.names.emplace_back(name);
+    if (load) ++target.loaded_names;
+    return;
+  }
+  NameBinding& bound = it->second;
+  if (bound.id == id) {
+    if (load && !bound.loaded) ++target.loaded_names;
+    bound.loaded = bound.loaded || load;
+    return;
+  }
+  // Re-pointed: the previous snapshot loses the name (and, if the name was
+  // loaded, its protection from eviction).
+  Entry& previous = by_id_.at(bound.id);
+  previous.names.erase(
+      std::find(previous.names.begin(), previous.names.end(), name));
+  if (bound.loaded) --previous.loaded_names;
+  bound = NameBinding{id, load};
+  target.names.emplace_back(name);
+  if (load) ++target.loaded_names;
+}
+
+void SnapshotStore::Erase(EntryMap::iterator it) {
+  for (const std::string& name : it->second.names) names_.erase(name);
+  bytes_ -= it->second.bytes;
+  by_id_.erase(it);
+}
+
+absl::Status SnapshotStore::MakeRoom(size_t bytes) {
+  const auto fits = [&](size_t count, size_t held) {
+    return count + 1 <= options_.max_snapshots &&
+           held + bytes <= options_.max_snapshot_bytes;
+  };
+  if (fits(by_id_.size(), bytes_)) return absl::OkStatus();
+  std::vector<EntryMap::iterator> evictable;
+  size_t evictable_bytes = 0;
+  for (auto it = by_id_.begin(); it != by_id_.end(); ++it) {
+    if (it->second.pins == 0 && it->second.loaded_names == 0) {
+      evictable.push_back(it);
+      evictable_bytes += it->second.bytes;
+    }
+  }
+  if (!fits(by_id_.size() - evictable.size(), bytes_ - evictable_bytes)) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "snapshot store is full: ", by_id_.size() - evictable.size(),
+        " snapshots of ", bytes_ - evictable_bytes,
+        " bytes are pinned by open runs or loaded from --manifests, and the "
+        "new snapshot needs ",
+        bytes, " bytes (limits: --max_snapshots=", options_.max_snapshots,
+        ", --max_snapshot_bytes=", options_.max_snapshot_bytes,
+        "); close runs or raise the limits"));
+  }
+  // Usually one eviction: the oldest of the evictable, found by a scan.
+  while (!fits(by_id_.size(), bytes_)) {
+    auto oldest = std::min_element(
+        evictable.begin(), evictable.end(), [](const auto& a, const auto& b) {
+          return a->second.last_used < b->second.last_used;
+        });
+    Erase(*oldest);
+    *oldest = evictable.back();
+    evictable.pop_back();
+    ++evicted_;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Insert(
+    std::shared_ptr<const Snapshot> snapshot, size_t bytes,
+    absl::string_view name, NameRule rule) {
+  const std::string& id = snapshot->id();
+  if (absl::Status s = CheckName(name, id, rule); !s.ok()) return s;
+  auto held = by_id_.find(id);  // Another caller may have added it.
+  if (held == by_id_.end()) {
+    if (absl::Status s = MakeRoom(bytes); !s.ok()) return s;
+    held = by_id_.emplace(id, Entry{}).first;
+    held->second.snapshot = std::move(snapshot);
+    held->second.bytes = bytes;
+    bytes_ += bytes;
+  }
+  Touch(held->second);
+  BindName(name, id, rule);
+  return held->second.snapshot;
+}
+
+absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Create(
+    absl::string_view manifest_json, ManifestFormat format,
+    absl::string_view name, NameRule rule, const CancelToken* cancel) {
+  if (absl::StartsWith(name, "sha256:")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "snapshot name \"", name, "\" could be taken for a snapshot id"));
+  }
+  absl::StatusOr<Manifest> manifest =
+      ParseManifest(manifest_json, format, options_.limits);
+  if (!manifest.ok()) return manifest.status();
+  const std::string id = ManifestId(*manifest);
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = by_id_.find(id);
+    if (it != by_id_.end()) {
+      if (auto s = CheckName(name, id, rule); !s.ok()) return s;
+      Touch(it->second);
+      BindName(name, id, rule);
+      return it->second.snapshot;
+    }
+  }
+  // Compile and measure outside the lock: schemas can be large.
+  auto snapshot =
+      Snapshot::Compile(*std::move(manifest), std::string(name), cancel);
+  if (!snapshot.ok()) return snapshot.status();
+  const size_t bytes = (*snapshot)->compiled_bytes();
+  absl::MutexLock lock(&mu_);
+  return Insert(*std::move(snapshot), bytes, name, rule);
+}
+
+absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Get(
+    absl::string_view id) const {
+  absl::MutexLock lock(&mu_);
+  auto it = by_id_.find(id);
+  if (it == by_id_.end()) {
+    return absl::NotFoundError(absl::StrCat("no snapshot \"", id, "\""));
+  }
+  Touch(it->second);
+  return it->second.snapshot;
+}
+
+absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::GetByName(
+    absl::string_view name) const {
+  absl::MutexLock lock(&mu_);
+  auto it = names_.find(name);
+  if (it == names_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("no snapshot named \"", name, "\""));
+  }
+  const Entry& entry = by_id_.at(it->second.id);
+  Touch(entry);
+  return entry.snapshot;
+}
+
+absl::Status SnapshotStore::Delete(absl::string_view id) {
+  absl::MutexLock lock(&mu_);
+  auto it = by_id_.find(id);
+  if (it == by_id_.end()) {
+    return absl::NotFoundError(absl::StrCat("no snapshot \"", id, "\""));
+  }
+  const Entry& entry = it->second;
+  if (entry.pins > 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("snapshot ", id, " is pinned by ", entry.pins,
+                     " open run(s); close them first"));
+  }
+  if (entry.loaded_names > 0) {
+    const auto loaded =
+        std::find_if(entry.names.begin(), entry.names.end(),
+                     [&](const std::string& n) { return names_.at(n).loaded; });
+    return absl::FailedPreconditionError(absl::StrCat(
+        "snapshot ", id, " is loaded from --manifests as \"", *loaded,
+        "\"; it changes only when the server reloads them"));
+  }
+  Erase(it);
+  return absl::OkStatus();
+}
+
+absl::Status SnapshotStore::Pin(absl::string_view id) {
+  absl::MutexLock lock(&mu_);
+  auto it = by_id_.find(id);
+  if (it == by_id_.end()) {
+    return absl::NotFoundError(absl::StrCat(
+        "no snapshot \"", id, "\" (evicted or deleted meanwhile)"));
+  }
+  ++it->second.pins;
+  Touch(it->second);
+  return absl::OkStatus();
+}
+
+void SnapshotStore::Unpin(absl::string_view id) {
+  absl::MutexLock lock(&mu_);
+  auto it = by_id_.find(id);
+  // A pinned snapshot cannot be evicted or deleted: always found.
+  if (it == by_id_.end() || it->second.pins == 0) return;
+  --it->second.pins;
+  Touch(it->second);
+}
+
+size_t SnapshotStore::size() const {
+  absl::MutexLock lock(&mu_);
+  return by_id_.size();
+}
+
+size_t SnapshotStore::bytes() const {
+  absl::MutexLock lock(&mu_);
+  return bytes_;
+}
+
+uint64_t SnapshotStore::evicted() const {
+  absl::MutexLock lock(&mu_);
+  return evicted_;
+}
+
+std::vector<std::shared_ptr<const Snapshot>> SnapshotStore::ListAfter(
+    absl::string_view after_id, size_t max) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::shared_ptr<const Snapshot>> out;
+  auto it = after_id.empty() ? by_id_.begin() : by_id_.upper_bound(after_id);
+  for (; it != by_id_.end() && out.size() < max; ++it) {
+    out.push_back(it->second.snapshot);
+  }
+  return out;
+}
+
+}  // namespace toolgate
