@@ -193,6 +193,24 @@ TEST(RunBounds, ClosingOrExpiryFreesTheTenantsSlot) {
   EXPECT_EQ(runs.size(), 1u);
 }
 
+// A sweep that ran just before the run expired must not let the expired
+// run hold its tenant's slot until the next one (seen over gRPC: the
+// background sweep came 0.99 s into a 1 s TTL).
+TEST(RunBounds, ExpiredRunsNeverHoldASlotBetweenSweeps) {
+  FakeClock clock;
+  RunRegistry runs(Options(clock, absl::Seconds(10), 1));
+  SnapshotStore store;
+  auto s = store.Create(Manifest("t"), ManifestFormat::kAuto, "");
+  ASSERT_TRUE(s.ok());
+  const std::map<std::string, std::string> acme = {{"tenant", "acme"}};
+  ASSERT_TRUE(runs.Open(*s, "m", acme, RunLimits{}).ok());
+  clock.t += absl::Milliseconds(9990);
+  EXPECT_EQ(runs.Sweep(), 0u);  // Not expired yet.
+  clock.t += absl::Milliseconds(20);  // Expired; next sweep not yet due.
+  EXPECT_TRUE(runs.Open(*s, "m", acme, RunLimits{}).ok());
+  EXPECT_EQ(runs.size(), 1u);
+}
+
 TEST(RunBounds, GlobalCapMessageHasTheNumbers) {
   RunRegistryOptions o;
   o.max_runs = 1;

@@ -150,6 +150,9 @@ absl::StatusOr<OpenedRun> RunRegistry::Open(
   if (now - last_sweep_ >= std::min(absl::Seconds(1), options_.idle_ttl)) {
     SweepLocked(now);
   }
+  // Runs that expired since the last sweep hold no slot: a refusal is
+  // only given once they are gone.
+  if (!CheckCaps(tenant).ok()) SweepLocked(now);
   if (absl::Status s = CheckCaps(tenant); !s.ok()) return s;
   if (pins_ != nullptr) {
     if (absl::Status s = pins_->Pin(opened.run->snapshot().id()); !s.ok()) {
