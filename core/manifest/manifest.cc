@@ -8,6 +8,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "core/manifest/manifest_fields.h"
+#include "core/manifest/manifest_policy.h"
 #include "core/util/ids.h"
 
 namespace toolgate {
@@ -209,28 +210,38 @@ Json ManifestToJson(const Manifest& m) {
               {"input_schema", t.input_schema},
               {"side_effect", SideEffectName(t.side_effect)},
               {"output_format", OutputFormatName(t.output_format)},
-              {"policy",
-               {{"format_assertion", t.policy.format_assertion},
-                {"requires_approval", t.policy.requires_approval}}}};
+              {"policy", manifest_internal::ToolPolicyToJson(t.policy)}};
     if (t.output_schema.has_value()) j["output_schema"] = *t.output_schema;
     tools.push_back(std::move(j));
   }
   Json docs = Json::object();
   for (const auto& [uri, doc] : m.documents) docs[uri] = doc;
+  Json settings = {
+      {"max_consecutive_rejects", m.settings.max_consecutive_rejects},
+      {"kill_switch",
+       {{"threshold", m.settings.kill_switch_threshold},
+        {"window", m.settings.kill_switch_window}}}};
+  manifest_internal::AddPolicySettings(m.settings, &settings);
   return {{"toolgate", "v1"},
           {"tools", std::move(tools)},
           {"documents", std::move(docs)},
-          {"settings",
-           {{"max_consecutive_rejects", m.settings.max_consecutive_rejects},
-            {"kill_switch",
-             {{"threshold", m.settings.kill_switch_threshold},
-              {"window", m.settings.kill_switch_window}}}}}};
+          {"settings", std::move(settings)}};
 }
 
 std::string ManifestId(const Manifest& manifest) {
   return absl::StrCat(
       "sha256:",
       absl::BytesToHexString(Sha256(CanonicalJson(ManifestToJson(manifest)))));
+}
+
+absl::string_view CoercionName(Coercion coercion) {
+  switch (coercion) {
+    case Coercion::kIntegerFromString:
+      return "integer_from_string";
+    case Coercion::kBooleanFromString:
+      return "boolean_from_string";
+  }
+  return "integer_from_string";
 }
 
 absl::string_view ManifestFormatName(ManifestFormat format) {

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,11 +45,37 @@ absl::string_view ManifestFormatName(ManifestFormat format);
 absl::string_view SideEffectName(SideEffect effect);
 absl::string_view OutputFormatName(OutputFormat format);
 
+// An explicit, per-field coercion a tool allows (policy.coerce); nothing
+// else is ever coerced.
+enum class Coercion { kIntegerFromString, kBooleanFromString };
+
+absl::string_view CoercionName(Coercion coercion);
+
+// What a tool's policy says about individual arguments. Pointers are JSON
+// Pointers into the call's arguments, in which a `*` token matches every
+// array item or object member.
+struct ArgumentPolicy {
+  // Pointer -> the coercion applied there before schema validation.
+  std::map<std::string, Coercion> coerce;
+  // Pointer -> the run context key whose value the argument must equal.
+  std::map<std::string, std::string> bind;
+};
+
+// A tool's policy (toolgate format's `policy` member; docs/policy.md).
 struct ToolPolicy {
   // "format" keywords assert (date-time, email, ...) instead of annotating.
   bool format_assertion = false;
-  // A valid call is NEEDS_APPROVAL rather than ALLOW.
+  // A valid call is NEEDS_APPROVAL rather than ALLOW. Effective value: the
+  // tool's own policy.requires_approval when given, else whether its side
+  // effect is in settings.require_approval_for.
   bool requires_approval = false;
+  // False: refused when the model's turn holds other calls too.
+  bool parallel = true;
+  // Null when the policy names no argument: most tools, which then carry
+  // one pointer, not two empty maps, per snapshot.
+  std::shared_ptr<const ArgumentPolicy> arguments;
+  // ALLOWed calls of this tool per run; 0: no budget of its own.
+  int max_calls_per_run = 0;
 };
 
 struct ToolSpec {
@@ -71,6 +98,12 @@ struct RunSettings {
   // Kill switch: `threshold` invalid outputs among the last `window`.
   int kill_switch_threshold = 3;
   int kill_switch_window = 10;
+  // Tools of these side effects need approval unless their own policy says
+  // otherwise. Sorted, no repeats.
+  std::vector<SideEffect> require_approval_for;
+  // ALLOWed calls per run of all tools of a side effect together; absent:
+  // no budget.
+  std::map<SideEffect, int> max_calls_per_run_by_class;
 };
 
 struct Manifest {

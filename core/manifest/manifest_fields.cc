@@ -1,10 +1,13 @@
 #include "core/manifest/manifest_fields.h"
 
+#include <optional>
+
 #include <algorithm>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "core/manifest/manifest_policy.h"
 
 namespace toolgate {
 namespace manifest_internal {
@@ -209,16 +212,24 @@ absl::Status FieldReader::OnlyKeys(
   return absl::OkStatus();
 }
 
+// The MCP spec's defaults: readOnlyHint false, destructiveHint true (it
+// speaks only for tools that are not read-only). A hint that is not a
+// boolean is no hint.
 SideEffect SideEffectFromMcp(const Json* annotations) {
-  if (annotations == nullptr) return SideEffect::kWrite;
-  auto is_true = [&](const char* key) {
+  auto hint = [&](const char* key) -> std::optional<bool> {
+    if (annotations == nullptr) return std::nullopt;
     auto it = annotations->find(key);
-    return it != annotations->end() && it->is_boolean() && it->get<bool>();
+    if (it == annotations->end() || !it->is_boolean()) return std::nullopt;
+    return it->get<bool>();
   };
-  // Contradictory hints take the safe side.
-  if (is_true("destructiveHint")) return SideEffect::kDestructive;
-  if (is_true("readOnlyHint")) return SideEffect::kRead;
-  return SideEffect::kWrite;
+  const std::optional<bool> destructive = hint("destructiveHint");
+  if (hint("readOnlyHint").value_or(false)) {
+    // Contradictory hints take the safe side.
+    return destructive.value_or(false) ? SideEffect::kDestructive
+                                       : SideEffect::kRead;
+  }
+  return destructive.value_or(true) ? SideEffect::kDestructive
+                                    : SideEffect::kWrite;
 }
 
 namespace {
@@ -256,7 +267,7 @@ absl::Status ReadOutputFormat(FieldReader& t, OutputFormat* out) {
 }
 
 absl::Status ReadToolgateTool(const Json& v, const std::string& ptr,
-                              ToolSpec* spec) {
+                              const RunSettings& settings, ToolSpec* spec) {
   FieldReader t(v, ptr, "");
   if (auto s = t.ToolName(&spec->name); !s.ok()) return s;
   t.set_tool(spec->name);
@@ -279,25 +290,25 @@ absl::Status ReadToolgateTool(const Json& v, const std::string& ptr,
   if (auto s = ReadSideEffect(t, &spec->side_effect); !s.ok()) return s;
   if (auto s = ReadOutputFormat(t, &spec->output_format); !s.ok()) return s;
   const Json* policy = nullptr;
-  if (auto s = t.Object("policy", false, &policy); !s.ok() || !policy) return s;
-  FieldReader p(*policy, ptr + "/policy", spec->name);
-  if (auto s = p.OnlyKeys({"format_assertion", "requires_approval"}); !s.ok())
-    return s;
-  if (auto s = p.Bool("format_assertion", &spec->policy.format_assertion);
-      !s.ok())
-    return s;
-  return p.Bool("requires_approval", &spec->policy.requires_approval);
+  if (auto s = t.Object("policy", false, &policy); !s.ok()) return s;
+  return ReadToolPolicy(policy != nullptr ? *policy : Json::object(), ptr,
+                        settings, spec);
 }
 
 absl::Status ReadSettings(const Json& v, RunSettings* out) {
   FieldReader r(v, "/settings", "");
-  if (auto s = r.OnlyKeys({"max_consecutive_rejects", "kill_switch"}); !s.ok())
+  if (auto s = r.OnlyKeys({"max_consecutive_rejects", "kill_switch",
+                           "require_approval_for",
+                           "max_calls_per_run_by_class"});
+      !s.ok()) {
     return s;
+  }
   if (auto s = r.Int("max_consecutive_rejects", 1, 1000,
                      &out->max_consecutive_rejects);
       !s.ok()) {
     return s;
   }
+  if (auto s = ReadPolicySettings(r, out); !s.ok()) return s;
   const Json* ks = nullptr;
   if (auto s = r.Object("kill_switch", false, &ks); !s.ok() || !ks) return s;
   FieldReader k(*ks, "/settings/kill_switch", "");
@@ -330,12 +341,18 @@ absl::Status ReadToolgate(const Json& doc, Manifest* m) {
   if (auto s = root.String("toolgate", true, &version); !s.ok()) return s;
   if (version != "v1")
     return Refuse("/toolgate", "\"toolgate\" must be \"v1\"");
+  // Settings first: a tool's effective requires_approval depends on them.
+  const Json* settings = nullptr;
+  if (auto s = root.Object("settings", false, &settings); !s.ok()) return s;
+  if (settings != nullptr) {
+    if (auto s = ReadSettings(*settings, &m->settings); !s.ok()) return s;
+  }
   const Json* tools = nullptr;
   if (auto s = root.Array("tools", true, &tools); !s.ok()) return s;
   for (size_t i = 0; i < tools->size(); ++i) {
     ToolSpec spec;
-    if (auto s =
-            ReadToolgateTool((*tools)[i], absl::StrCat("/tools/", i), &spec);
+    if (auto s = ReadToolgateTool((*tools)[i], absl::StrCat("/tools/", i),
+                                  m->settings, &spec);
         !s.ok()) {
       return s;
     }
@@ -352,9 +369,6 @@ absl::Status ReadToolgate(const Json& doc, Manifest* m) {
       m->documents.emplace(uri, schema);
     }
   }
-  const Json* settings = nullptr;
-  if (auto s = root.Object("settings", false, &settings); !s.ok()) return s;
-  if (settings != nullptr) return ReadSettings(*settings, &m->settings);
   return absl::OkStatus();
 }
 

@@ -33,7 +33,9 @@ constexpr char kMcp[] = R"({"tools":[
   {"name":"update","inputSchema":{"type":"object"},
    "outputSchema":{"type":"object"}},
   {"name":"vague","inputSchema":{"type":"object"},
-   "annotations":{"readOnlyHint":"true","destructiveHint":1}}
+   "annotations":{"readOnlyHint":"true","destructiveHint":1}},
+  {"name":"write_only","inputSchema":{"type":"object"},
+   "annotations":{"destructiveHint":false}}
 ]})";
 
 constexpr char kToolgate[] = R"({"toolgate":"v1",
@@ -52,7 +54,7 @@ TEST(Manifest, ReadsEachFormatUnderAuto) {
   };
   for (const Case& c : {Case{kOpenAI, ManifestFormat::kOpenAI, 2},
                         Case{kAnthropic, ManifestFormat::kAnthropic, 2},
-                        Case{kMcp, ManifestFormat::kMcp, 4},
+                        Case{kMcp, ManifestFormat::kMcp, 5},
                         Case{kToolgate, ManifestFormat::kToolgate, 1}}) {
     auto m = ParseManifest(c.json, ManifestFormat::kAuto);
     ASSERT_TRUE(m.ok()) << m.status();
@@ -96,13 +98,17 @@ TEST(Manifest, OutputFormatIsPartOfTheId) {
 TEST(Manifest, McpAnnotationsMapToSideEffects) {
   auto m = ParseManifest(kMcp, ManifestFormat::kMcp);
   ASSERT_TRUE(m.ok());
-  // Sorted by name: purge, search, update.
+  // Sorted by name: purge, search, update, vague, write_only. The MCP
+  // spec's defaults apply: without annotations a tool may destroy.
   EXPECT_EQ(m->tools[0].side_effect, SideEffect::kDestructive);
   EXPECT_EQ(m->tools[1].side_effect, SideEffect::kRead);
-  EXPECT_EQ(m->tools[2].side_effect, SideEffect::kWrite);
+  EXPECT_EQ(m->tools[2].side_effect, SideEffect::kDestructive);
   EXPECT_TRUE(m->tools[2].output_schema.has_value());
-  // Hints count only as exact booleans; anything else is no signal: write.
-  EXPECT_EQ(m->tools[3].side_effect, SideEffect::kWrite);
+  // Hints count only as exact booleans; anything else is no signal, and
+  // no signal is the spec's default: destructive.
+  EXPECT_EQ(m->tools[3].side_effect, SideEffect::kDestructive);
+  // Only an explicit destructiveHint false makes a non-read tool a write.
+  EXPECT_EQ(m->tools[4].side_effect, SideEffect::kWrite);
 }
 
 TEST(Manifest, ToolgateCarriesPolicyDocumentsAndSettings) {

@@ -63,7 +63,8 @@ void AddSchemaWarnings(const ToolSpec& tool, const schema::Schema& compiled,
   }
 }
 
-// Levenshtein distance if it is at most `cutoff`, else cutoff + 1. Only a
+// Levenshtein distance of `a` (lower case) and `b` with b read in lower
+// case, if it is at most `cutoff`, else cutoff + 1. Only a
 // band of 2 * cutoff + 1 cells per row can hold a distance within the
 // cutoff, and once a whole row exceeds it no later row can come back.
 size_t BoundedEditDistance(absl::string_view a, absl::string_view b,
@@ -84,7 +85,8 @@ size_t BoundedEditDistance(absl::string_view a, absl::string_view b,
     for (size_t j = lo; j <= hi; ++j) {
       const size_t up = row[j];
       row[j] = std::min({up + 1, row[j - 1] + 1,
-                         diag + (a[i - 1] == b[j - 1] ? 0 : 1), over});
+                         diag + (a[i - 1] == absl::ascii_tolower(b[j - 1]) ? 0 : 1),
+                      over});
       diag = up;
       row_min = std::min(row_min, row[j]);
     }
@@ -138,7 +140,6 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
     std::string().swap(spec.output_schema_pointer);
     tool.spec = std::move(spec);
     s->tool_names_.push_back(tool.spec.name);
-    s->lower_tool_names_.push_back(absl::AsciiStrToLower(tool.spec.name));
     s->tools_.push_back(std::move(tool));
   }
   // A sorted vector, not a map: a map node costs ~70 bytes per tool.
@@ -148,7 +149,6 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
             });
   s->tools_.shrink_to_fit();
   s->tool_names_.shrink_to_fit();
-  s->lower_tool_names_.shrink_to_fit();
   s->canonical_json_.shrink_to_fit();  // Built by appending: up to 2x slack.
   s->warnings_.shrink_to_fit();
   return std::shared_ptr<const Snapshot>(std::move(s));
@@ -160,10 +160,9 @@ size_t Snapshot::compiled_bytes() const {
   using heap_bytes::Vec;
   // The object with its shared_ptr control block.
   size_t n = Chunk(sizeof(Snapshot) + 16) + Str(id_) + Str(name_) +
-             Str(canonical_json_) + Vec(tool_names_) + Vec(lower_tool_names_) +
+             Str(canonical_json_) + Vec(tool_names_) +
              Vec(warnings_) + Vec(tools_);
   for (const std::string& t : tool_names_) n += Str(t);
-  for (const std::string& t : lower_tool_names_) n += Str(t);
   for (const std::string& w : warnings_) n += Str(w);
   for (const CompiledTool& tool : tools_) {
     n += Str(tool.spec.name) + Str(tool.spec.description) +
@@ -193,12 +192,12 @@ std::vector<std::string> Snapshot::NearestToolNames(
   const size_t cutoff =
       std::min(kMaxSuggestionDistance, std::max<size_t>(2, name.size() / 4));
   std::vector<std::pair<size_t, size_t>> scored;  // (distance, index)
-  for (size_t i = 0; i < lower_tool_names_.size(); ++i) {
+  for (size_t i = 0; i < tool_names_.size(); ++i) {
     if (cancel != nullptr && i % kCandidatesPerCheck == 0 &&
         !cancel->Check().ok()) {
       break;
     }
-    const size_t d = BoundedEditDistance(lower, lower_tool_names_[i], cutoff);
+    const size_t d = BoundedEditDistance(lower, tool_names_[i], cutoff);
     if (d <= cutoff) scored.emplace_back(d, i);
   }
   const size_t n = std::min(max, scored.size());

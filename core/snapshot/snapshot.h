@@ -85,7 +85,6 @@ class Snapshot {
   std::string canonical_json_;
   RunSettings settings_;
   std::vector<std::string> tool_names_;
-  std::vector<std::string> lower_tool_names_;  // For NearestToolNames.
   std::vector<std::string> warnings_;
   std::vector<CompiledTool> tools_;  // Sorted by spec.name.
 };
