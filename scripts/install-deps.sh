@@ -10,7 +10,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-grpcio python3-protobuf jq
   libcmark-dev
-  prometheus-cpp-dev libcurl4-openssl-dev prometheus  # --metrics_listen; tests: curl, promtool
+  prometheus-cpp-dev prometheus  # --metrics_listen; tests: promtool
+  libcurl4-openssl-dev  # core/policy url checks (curl_url); tests: /metrics client
   clang-14 libclang-rt-14-dev lld-14  # tests/fuzz: libFuzzer, ASan, UBSan
   openssl yamllint python3-yaml  # tests: TLS certificates, deploy/k8s
 )

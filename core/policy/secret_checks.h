@@ -1,0 +1,96 @@
+// Secrets in string arguments (issue 12): well-known credential formats
+// (`argument_secret`) and copies of the run's protected texts
+// (`argument_leak`). Neither violation message ever quotes the argument.
+//
+// Thread-safety: FindSecret is a pure function; a LeakDetector is immutable
+// after construction and Check may run concurrently from any thread.
+#ifndef TOOLGATE_CORE_POLICY_SECRET_CHECKS_H_
+#define TOOLGATE_CORE_POLICY_SECRET_CHECKS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "core/policy/argument_violation.h"
+
+namespace toolgate::policy {
+
+// argument_secret when `text` contains one of these, anywhere:
+//   PEM private key marker  -----BEGIN [RSA |EC |OPENSSH |ENCRYPTED |PGP ...]
+//                           PRIVATE KEY[ BLOCK]----- (the marker alone counts)
+//   AWS access key id       AKIA / ASIA + 16 of [A-Z0-9], as a whole word
+//   Google API key          AIza + 35 of [A-Za-z0-9_-]
+//   Azure connection key    AccountKey= / SharedAccessKey= + 40 base64 bytes
+//   GitHub token            ghp_ gho_ ghu_ ghs_ ghr_ + 36 alphanumerics;
+//                           github_pat_ + 40 of [A-Za-z0-9_]
+//   Slack token             xox[abprs]- + 10 of [A-Za-z0-9-] with a digit
+//   OpenAI/Anthropic key    sk- + 32 of [A-Za-z0-9_-] with upper, lower and
+//                           digit; Stripe sk_live_/rk_live_ + 24 alphanumerics
+//   Bearer token            "Bearer" (any case), blanks, then 20+ token
+//                           bytes with a digit or an inner capital
+//   JWT                     eyJ... . eyJ... . [signature, possibly empty]
+// Every token starts at a word boundary. Chosen for precision: a UUID, a
+// sha256 hex digest, an ordinary word or a "Bearer of news" pass. Linear in
+// the text (each candidate is verified within a bounded window).
+std::optional<ArgumentViolation> FindSecret(absl::string_view text);
+
+// argument_leak when a string argument contains kLeakWindowBytes or more
+// consecutive BYTES (not characters: 32 bytes of UTF-8 may be fewer than 32
+// characters, which only makes the check stricter) of one protected text.
+// Protected texts shorter than the window can never be matched.
+//
+// Built once per run: every distinct 32-byte window of the protected texts
+// is stored by its rolling hash in an open-addressing table (load <= 1/2)
+// of 8-byte slots, and each hit is confirmed with memcmp, so a hash
+// collision never decides. Memory: 1 byte (a copy) + 16 to 32 bytes (table,
+// capacity rounded up to a power of two) per protected byte; MemoryBytes()
+// reports the exact figure. Check is linear in the argument: one rolling
+// hash step and an expected O(1) probe per byte.
+//
+// Fail closed: if the protected texts together exceed kMaxProtectedBytes,
+// Check refuses every argument of kLeakWindowBytes or more (the run's
+// owner must bound protected_texts well below that).
+class LeakDetector {
+ public:
+  static constexpr size_t kLeakWindowBytes = 32;
+  static constexpr size_t kMaxProtectedBytes = size_t{1} << 28;
+
+  // `max_protected_bytes` (at most kMaxProtectedBytes) is a parameter so
+  // that the fail-closed path can be tested without a 256 MiB input.
+  explicit LeakDetector(const std::vector<std::string>& protected_texts,
+                        size_t max_protected_bytes = kMaxProtectedBytes);
+
+  std::optional<ArgumentViolation> Check(absl::string_view text) const;
+
+  // Heap bytes held (the text copy and the table).
+  size_t MemoryBytes() const;
+  // Distinct windows stored.
+  size_t window_count() const { return window_count_; }
+
+ private:
+  struct Slot {
+    uint32_t fingerprint;
+    uint32_t offset;  // Into data_; kEmpty when unused.
+  };
+  static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
+
+  void Insert(uint64_t hash, uint32_t offset);
+  // Offset of a stored window equal to `window`, or kEmpty.
+  uint32_t Find(uint64_t hash, const char* window) const;
+  // Which protected text holds data_[offset].
+  size_t TextIndex(uint32_t offset) const;
+
+  std::string data_;            // The protected texts, concatenated.
+  std::vector<uint32_t> ends_;  // End offset of each text in data_.
+  std::vector<Slot> slots_;     // Power-of-two size, or empty.
+  int shift_ = 64;              // 64 - log2(slots_.size()).
+  size_t window_count_ = 0;
+  bool over_limit_ = false;
+};
+
+}  // namespace toolgate::policy
+
+#endif  // TOOLGATE_CORE_POLICY_SECRET_CHECKS_H_

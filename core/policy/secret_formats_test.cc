@@ -1,0 +1,149 @@
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "core/policy/secret_checks.h"
+#include "gtest/gtest.h"
+
+namespace toolgate::policy {
+namespace {
+
+// Tokens are assembled at run time so that no literal in this file looks
+// like a live credential to a scanner.
+std::string Alnum(size_t n, size_t seed = 0) {
+  static constexpr char kChars[] =
+      "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xYz0AbCdEfGhIjKlMnOpQrStUvWxYz";
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s += kChars[(i * 7 + seed) % 56];
+  return s;
+}
+
+struct SecretCase {
+  std::string text;
+  bool secret;
+};
+
+class FindSecretTest : public ::testing::TestWithParam<SecretCase> {};
+
+TEST_P(FindSecretTest, Decides) {
+  const SecretCase& c = GetParam();
+  std::optional<ArgumentViolation> v = FindSecret(c.text);
+  EXPECT_EQ(v.has_value(), c.secret) << c.text;
+  if (v) {
+    EXPECT_EQ(v->code, "argument_secret");
+    // The message never quotes the secret.
+    EXPECT_EQ(v->message.find(c.text.substr(c.text.size() / 2, 12)),
+              std::string::npos)
+        << v->message;
+  }
+}
+
+const std::string kAws = absl::StrCat("AK", "IAIOSFODNN7EXAMPLE");
+const std::string kJwt = absl::StrCat(
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9", ".", "eyJzdWIiOiIxMjM0NTY3ODkwIn0",
+    ".", "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U");
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, FindSecretTest,
+    ::testing::Values(
+        // PEM private keys; public material passes.
+        SecretCase{"-----BEGIN RSA PRIVATE KEY-----\nMIIEow...", true},
+        SecretCase{"x\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl", true},
+        SecretCase{"-----BEGIN PRIVATE KEY-----", true},
+        SecretCase{"-----BEGIN ENCRYPTED PRIVATE KEY-----", true},
+        SecretCase{"------BEGIN EC PRIVATE KEY-----", true},
+        SecretCase{"-----BEGIN PGP PRIVATE KEY BLOCK-----", true},
+        SecretCase{"-----BEGIN PUBLIC KEY-----\nMIIBIj...", false},
+        SecretCase{"-----BEGIN CERTIFICATE-----\nMIID...", false},
+        SecretCase{"-----BEGIN RSA PUBLIC KEY-----", false},
+        SecretCase{"the private key is stored in the vault", false},
+        // AWS access key ids.
+        SecretCase{kAws, true},
+        SecretCase{"aws_access_key_id=" + kAws + "\n", true},
+        SecretCase{absl::StrCat("AS", "IAY34FZKBOKMUTVV7A"), true},
+        SecretCase{kAws + "X", false}, SecretCase{"x" + kAws, false},
+        SecretCase{"AKIA is a prefix", false},
+        SecretCase{absl::StrCat("AK", "IAiosfodnn7example"), false},
+        // Google and Azure.
+        SecretCase{absl::StrCat("key=AI", "za", Alnum(35)), true},
+        SecretCase{absl::StrCat("AI", "za", Alnum(34)), false},
+        SecretCase{absl::StrCat("DefaultEndpointsProtocol=https;AccountName=a;"
+                                "AccountKey=",
+                                Alnum(86), "=="),
+                   true},
+        SecretCase{"Endpoint=sb://x.servicebus.windows.net/;SharedAccessKey=" +
+                       Alnum(44),
+                   true},
+        SecretCase{"AccountKey=short", false},
+        // GitHub.
+        SecretCase{absl::StrCat("gh", "p_", Alnum(36)), true},
+        SecretCase{absl::StrCat("token: gh", "s_", Alnum(36)), true},
+        SecretCase{absl::StrCat("gh", "o_", Alnum(36)), true},
+        SecretCase{absl::StrCat("github", "_pat_", Alnum(22), "_", Alnum(59)),
+                   true},
+        SecretCase{"ghp_short", false},
+        SecretCase{absl::StrCat("xgh", "p_", Alnum(36)), false},
+        SecretCase{"github_pat_ is the prefix of fine-grained tokens", false},
+        // Slack.
+        SecretCase{absl::StrCat("xo", "xb-", "1234567890-", Alnum(24)), true},
+        SecretCase{absl::StrCat("xo", "xp-", "12345-67890-abc"), true},
+        SecretCase{"xoxo-hugs-and-kisses", false},
+        SecretCase{"xoxb-abcdefghijklmnop", false},
+        // OpenAI / Anthropic / Stripe.
+        SecretCase{absl::StrCat("s", "k-proj-", Alnum(48)), true},
+        SecretCase{absl::StrCat("OPENAI_API_KEY=s", "k-", Alnum(48)), true},
+        SecretCase{absl::StrCat("s", "k-ant-api03-", Alnum(80)), true},
+        SecretCase{absl::StrCat("s", "k_live_", Alnum(24)), true},
+        SecretCase{"sk-learn-is-a-machine-learning-library-for-python", false},
+        SecretCase{"task-" + Alnum(40), false},
+        SecretCase{"sk-" + std::string(40, 'a'), false},
+        // Bearer tokens.
+        SecretCase{"Authorization: Bearer abc123def456ghi789jkl0mno", true},
+        SecretCase{"authorization: bearer " + kJwt, true},
+        SecretCase{"BEARER\tAbCdEfGhIjKlMnOpQrStUv", true},
+        SecretCase{"the bearer of bad news", false},
+        SecretCase{"Bearer authentication is described in RFC 6750", false},
+        SecretCase{"Bearer abcdefghijklmnopqrstuvwxyz", false},
+        SecretCase{"Bearer abc123", false},
+        SecretCase{"Bearer\nabc123def456ghi789jkl0mno", false},
+        // JWTs.
+        SecretCase{kJwt, true}, SecretCase{"token=" + kJwt + "&x=1", true},
+        SecretCase{"eyJhbGciOiJub25lIn0.eyJzdWIiOiIxMjM0NTY3ODkwIn0.", true},
+        SecretCase{"eyJhbGciOiJIUzI1NiJ9", false},
+        SecretCase{"eyJhbGciOiJIUzI1NiJ9.not-a-payload.sig", false},
+        SecretCase{"x" + kJwt, false},
+        // Benign neighbours.
+        SecretCase{"123e4567-e89b-12d3-a456-426614174000", false},
+        SecretCase{"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b"
+                   "7852b855",
+                   false},
+        SecretCase{"9b3feec1a2b4c6d8e0f1a2b3c4d5e6f708192a3b", false},
+        SecretCase{
+            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+            "+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+            false},
+        SecretCase{"Please review the quarterly report and reply by Friday.",
+                   false},
+        SecretCase{"https://example.org/path?query=value#frag", false},
+        SecretCase{"password", false}, SecretCase{"", false}));
+
+TEST(FindSecretTest, AdversarialRepetitionStaysFast) {
+  // Each of these would be quadratic if a token were re-verified from each
+  // of its bytes; 1 MiB of them must take well under a second.
+  for (absl::string_view unit :
+       {"eyJ", "eyJaaaaaaaaaaa.", "bearer ", "sk-", "-----BEGIN ", "xoxb-1",
+        "AccountKey=", "ghp_"}) {
+    std::string text;
+    while (text.size() < (1 << 20)) absl::StrAppend(&text, unit);
+    const auto start = std::chrono::steady_clock::now();
+    FindSecret(text);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    EXPECT_LT(seconds, 1.0) << unit;
+  }
+}
+
+}  // namespace
+}  // namespace toolgate::policy
