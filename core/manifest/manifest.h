@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/json/strict_json.h"
+#include "core/policy/argument_checks.h"
 
 namespace toolgate {
 
@@ -51,6 +52,18 @@ enum class Coercion { kIntegerFromString, kBooleanFromString };
 
 absl::string_view CoercionName(Coercion coercion);
 
+// A constraint on one string argument (policy.arguments; the checks are
+// core/policy/argument_checks.h).
+struct ArgumentRule {
+  enum class Kind { kPath, kUrl, kShellArg, kIdentifier };
+  Kind kind = Kind::kShellArg;
+  policy::PathRule path;                             // kPath.
+  policy::UrlRule url;                               // kUrl.
+  std::optional<policy::IdentifierRule> identifier;  // kIdentifier.
+};
+
+absl::string_view ArgumentRuleKindName(ArgumentRule::Kind kind);
+
 // What a tool's policy says about individual arguments. Pointers are JSON
 // Pointers into the call's arguments, in which a `*` token matches every
 // array item or object member.
@@ -59,6 +72,8 @@ struct ArgumentPolicy {
   std::map<std::string, Coercion> coerce;
   // Pointer -> the run context key whose value the argument must equal.
   std::map<std::string, std::string> bind;
+  // Pointer -> the constraint the (string) argument there must meet.
+  std::map<std::string, ArgumentRule> rules;
 };
 
 // A tool's policy (toolgate format's `policy` member; docs/policy.md).

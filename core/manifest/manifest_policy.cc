@@ -18,26 +18,6 @@ std::optional<SideEffect> SideEffectFromName(absl::string_view name) {
   return std::nullopt;
 }
 
-// A JSON Pointer into the arguments: "/" tokens with only ~0 and ~1
-// escapes; "*" matches every item or member. The whole arguments ("") is
-// no field.
-absl::Status CheckArgumentPointer(const FieldReader& r,
-                                  const std::string& sub_pointer,
-                                  absl::string_view pointer) {
-  if (pointer.empty() || pointer[0] != '/') {
-    return r.Fail(sub_pointer,
-                  "must be a JSON Pointer to an argument, starting with \"/\"");
-  }
-  for (size_t i = 0; i < pointer.size(); ++i) {
-    if (pointer[i] == '~' &&
-        (i + 1 == pointer.size() ||
-         (pointer[i + 1] != '0' && pointer[i + 1] != '1'))) {
-      return r.Fail(sub_pointer, "\"~\" in a JSON Pointer must be ~0 or ~1");
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::Status ReadCoerce(FieldReader& p, const Json& coerce,
                         ArgumentPolicy* out) {
   for (const auto& [pointer, kind] : coerce.items()) {
@@ -70,6 +50,26 @@ absl::Status ReadBind(FieldReader& p, const Json& bind, ArgumentPolicy* out) {
 
 }  // namespace
 
+// A JSON Pointer into the arguments: "/" tokens with only ~0 and ~1
+// escapes; "*" matches every item or member. The whole arguments ("") is
+// no field.
+absl::Status CheckArgumentPointer(const FieldReader& r,
+                                  const std::string& sub_pointer,
+                                  absl::string_view pointer) {
+  if (pointer.empty() || pointer[0] != '/') {
+    return r.Fail(sub_pointer,
+                  "must be a JSON Pointer to an argument, starting with \"/\"");
+  }
+  for (size_t i = 0; i < pointer.size(); ++i) {
+    if (pointer[i] == '~' &&
+        (i + 1 == pointer.size() ||
+         (pointer[i + 1] != '0' && pointer[i + 1] != '1'))) {
+      return r.Fail(sub_pointer, "\"~\" in a JSON Pointer must be ~0 or ~1");
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ReadToolPolicy(const Json& policy, const std::string& tool_pointer,
                             const RunSettings& settings, ToolSpec* spec) {
   const auto& classes = settings.require_approval_for;
@@ -78,8 +78,9 @@ absl::Status ReadToolPolicy(const Json& policy, const std::string& tool_pointer,
       classes.end();
   FieldReader p(policy, tool_pointer + "/policy", spec->name);
   ToolPolicy& out = spec->policy;
-  if (auto s = p.OnlyKeys({"format_assertion", "requires_approval", "coerce",
-                           "bind", "max_calls_per_run", "parallel"});
+  if (auto s =
+          p.OnlyKeys({"format_assertion", "requires_approval", "coerce", "bind",
+                      "arguments", "max_calls_per_run", "parallel"});
       !s.ok()) {
     return s;
   }
@@ -103,7 +104,17 @@ absl::Status ReadToolPolicy(const Json& policy, const std::string& tool_pointer,
   if (bind != nullptr) {
     if (auto s = ReadBind(p, *bind, arguments.get()); !s.ok()) return s;
   }
-  if (!arguments->coerce.empty() || !arguments->bind.empty()) {
+  const Json* rules = nullptr;
+  if (auto s = p.Object("arguments", false, &rules); !s.ok()) return s;
+  if (rules != nullptr) {
+    if (auto s = ReadArgumentRules(p, *rules, tool_pointer + "/policy",
+                                   spec->name, arguments.get());
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (!arguments->coerce.empty() || !arguments->bind.empty() ||
+      !arguments->rules.empty()) {
     out.arguments = std::move(arguments);
   }
   return absl::OkStatus();
@@ -160,6 +171,13 @@ Json ToolPolicyToJson(const ToolPolicy& policy) {
   }
   if (arguments != nullptr && !arguments->bind.empty()) {
     j["bind"] = arguments->bind;
+  }
+  if (arguments != nullptr && !arguments->rules.empty()) {
+    Json rules = Json::object();
+    for (const auto& [pointer, rule] : arguments->rules) {
+      rules[pointer] = ArgumentRuleToJson(rule);
+    }
+    j["arguments"] = std::move(rules);
   }
   if (policy.max_calls_per_run > 0) {
     j["max_calls_per_run"] = policy.max_calls_per_run;

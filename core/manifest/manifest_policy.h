@@ -23,6 +23,18 @@ absl::Status ReadToolPolicy(const Json& policy, const std::string& tool_pointer,
 // Reads settings' require_approval_for and max_calls_per_run_by_class.
 absl::Status ReadPolicySettings(FieldReader& settings, RunSettings* out);
 
+// policy.arguments of one tool; `p` reads its policy object.
+absl::Status ReadArgumentRules(FieldReader& p, const Json& arguments,
+                               const std::string& policy_pointer,
+                               const std::string& tool, ArgumentPolicy* out);
+Json ArgumentRuleToJson(const ArgumentRule& rule);
+
+// A JSON Pointer into a call's arguments ("*" matches every item or
+// member); refused naming `sub_pointer` under the policy object.
+absl::Status CheckArgumentPointer(const FieldReader& r,
+                                  const std::string& sub_pointer,
+                                  absl::string_view pointer);
+
 // Canonical forms: members at their defaults are left out, so manifests
 // that use no policy keep the ids they had before these members existed.
 Json ToolPolicyToJson(const ToolPolicy& policy);

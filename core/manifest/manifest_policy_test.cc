@@ -101,6 +101,69 @@ TEST(ManifestPolicy, CanonicalFormRoundTripsAndOmitsUnusedMembers) {
             used->settings.max_calls_per_run_by_class);
 }
 
+TEST(ManifestPolicy, ArgumentRulesOfEveryKindRoundTrip) {
+  auto m = ParseManifest(WithTools(R"([{"name":"a","input_schema":{},
+    "policy":{"arguments":{
+      "/path":{"kind":"path","root":"/srv/reports"},
+      "/files/*":{"kind":"path","root":"/srv","allow_absolute":true},
+      "/url":{"kind":"url","schemes":["https"],"hosts":["*.example.org"],
+              "ports":[443,8443]},
+      "/any_url":{"kind":"url","schemes":["http","https"]},
+      "/arg":{"kind":"shell_arg"},
+      "/sku":{"kind":"identifier","pattern":"[A-Z]{3}-[0-9]+"}}}}])"),
+                         ManifestFormat::kToolgate);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const auto& rules = m->tools[0].policy.arguments->rules;
+  ASSERT_EQ(rules.size(), 6u);
+  EXPECT_EQ(rules.at("/path").kind, ArgumentRule::Kind::kPath);
+  EXPECT_EQ(rules.at("/path").path.root, "/srv/reports");
+  EXPECT_TRUE(rules.at("/files/*").path.allow_absolute);
+  EXPECT_THAT(rules.at("/url").url.ports, ElementsAre(443, 8443));
+  EXPECT_TRUE(rules.at("/any_url").url.hosts.empty());
+  EXPECT_EQ(rules.at("/arg").kind, ArgumentRule::Kind::kShellArg);
+  ASSERT_TRUE(rules.at("/sku").identifier.has_value());
+  EXPECT_EQ(rules.at("/sku").identifier->pattern(), "[A-Z]{3}-[0-9]+");
+  auto again = ParseManifest(CanonicalJson(ManifestToJson(*m)),
+                             ManifestFormat::kToolgate);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(ManifestId(*again), ManifestId(*m));
+  EXPECT_EQ(CanonicalJson(ManifestToJson(*again)),
+            CanonicalJson(ManifestToJson(*m)));
+}
+
+TEST(ManifestPolicy, RefusesArgumentRulesItCannotApply) {
+  struct Case {
+    const char* rule;
+    const char* message;
+  };
+  const Case kCases[] = {
+      {R"({"kind":"text","max_length":10})", "must be \"path\", \"url\""},
+      {R"({"kind":"regex"})", "/tools/0/policy/arguments/~1v/kind"},
+      {R"({"root":"/srv"})", "\"kind\""},
+      {R"("path")", "must be an object"},
+      {R"({"kind":"path"})", "root"},
+      {R"({"kind":"path","root":"relative/dir"})",
+       "/tools/0/policy/arguments/~1v"},
+      {R"({"kind":"path","root":"/srv","follow":true})", "unknown field"},
+      {R"({"kind":"url","schemes":[]})",
+       "/schemes: tool \"a\": must not be empty"},
+      {R"({"kind":"url"})", "schemes"},
+      {R"({"kind":"url","schemes":["https"],"hosts":[]})", "must not be empty"},
+      {R"({"kind":"url","schemes":["gopher"]})", "gopher"},
+      {R"({"kind":"url","schemes":["https"],"ports":[0]})", "/ports/0"},
+      {R"({"kind":"shell_arg","strict":true})", "unknown field"},
+      {R"({"kind":"identifier","pattern":"(unclosed"})", "/pattern"},
+  };
+  for (const Case& c : kCases) {
+    auto m = ParseManifest(WithTools(std::string(R"([{"name":"a",
+        "input_schema":{},"policy":{"arguments":{"/v":)") +
+                                     c.rule + "}}}]"),
+                           ManifestFormat::kToolgate);
+    ASSERT_FALSE(m.ok()) << c.rule;
+    EXPECT_THAT(m.status().message(), HasSubstr(c.message)) << c.rule;
+  }
+}
+
 TEST(ManifestPolicy, RefusesWhatWouldBeSilentlyIgnored) {
   struct Case {
     const char* policy;
