@@ -89,8 +89,9 @@ grpc::Status ToolGateService::OpenRun(grpc::ServerContextBase*,
   limits.max_consecutive_rejects = request->max_consecutive_rejects();
   limits.kill_switch_threshold = request->kill_switch_threshold();
   limits.kill_switch_window = request->kill_switch_window();
-  auto opened = engine_->OpenRun(request->snapshot_id(), request->model(),
-                                 std::move(context), limits);
+  auto opened = engine_->OpenRun(
+      request->snapshot_id(), request->model(), std::move(context), limits,
+      {request->protected_texts().begin(), request->protected_texts().end()});
   if (!opened.ok()) return ToGrpc(opened.status());
   response->set_run_id(opened->run->id());
   response->set_run_token(opened->token);

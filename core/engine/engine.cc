@@ -89,13 +89,15 @@ absl::StatusOr<SnapshotPage> Engine::ListSnapshots(
 
 absl::StatusOr<OpenedRun> Engine::OpenRun(
     absl::string_view snapshot_id, absl::string_view model,
-    std::map<std::string, std::string> context, RunLimits limits) {
+    std::map<std::string, std::string> context, RunLimits limits,
+    std::vector<std::string> protected_texts) {
   if (snapshot_id.empty()) {
     return absl::InvalidArgumentError("OpenRun needs a snapshot_id");
   }
   auto snapshot = snapshots_.Get(snapshot_id);
   if (!snapshot.ok()) return snapshot.status();
-  return runs_.Open(*std::move(snapshot), model, std::move(context), limits);
+  return runs_.Open(*std::move(snapshot), model, std::move(context), limits,
+                    std::move(protected_texts));
 }
 
 absl::Status Engine::CloseRun(absl::string_view run_id,

@@ -70,10 +70,10 @@ class Engine {
   absl::StatusOr<SnapshotPage> ListSnapshots(
       int page_size, absl::string_view page_token) const;
 
-  absl::StatusOr<OpenedRun> OpenRun(absl::string_view snapshot_id,
-                                    absl::string_view model,
-                                    std::map<std::string, std::string> context,
-                                    RunLimits limits);
+  absl::StatusOr<OpenedRun> OpenRun(
+      absl::string_view snapshot_id, absl::string_view model,
+      std::map<std::string, std::string> context, RunLimits limits,
+      std::vector<std::string> protected_texts = {});
   absl::Status CloseRun(absl::string_view run_id, absl::string_view token);
   absl::Status ResetRun(absl::string_view run_id, absl::string_view token);
 

@@ -34,7 +34,11 @@ constexpr Stage kValidateToolCall[] = {
     // native output parsed strictly.
     {"repair + strict parse", pipeline::ParseCalls},
     {"resolve tool", pipeline::ResolveTools},
+    // Only the coercions the tool's policy lists, before the schema.
+    {"policy (coerce)", pipeline::CoerceArguments},
     {"schema", pipeline::CheckArguments},
+    // Bindings, argument rules, secrets, leaks, parallel calls.
+    {"policy (arguments)", pipeline::CheckArgumentPolicy},
     {"policy (tool)", pipeline::RequireApproval},
     {"policy (run kill switch)", pipeline::ApplyKillSwitch},
     {"decide", pipeline::Decide},

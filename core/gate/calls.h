@@ -37,6 +37,8 @@ struct RawCall {
   std::vector<std::string> repairs;
   int candidates_seen = 1;
   ReadError error;
+  // Pointers of the values policy.coerce turned into their type.
+  std::vector<std::string> coercions;
 };
 
 struct RawCalls {

@@ -5,8 +5,9 @@
 // schema. Anything unread, unknown or invalid is REJECT with violations a
 // model can act on; nothing undecidable becomes ALLOW.
 //
-// CheckToolCalls is the gate's stages in order: resolve_tools.h,
-// check_arguments.h, approval.h, decide.h. The engine runs the same stages
+// CheckToolCalls is the gate's stages in order: resolve_tools.h, coerce.h,
+// check_arguments.h, argument_policy.h (with no run), approval.h,
+// decide.h. The engine runs the same stages
 // one by one inside its pipeline (core/engine/validate_tool_call.cc), with
 // the run's policies between approval and decide; this function is the
 // gate alone, for callers that hold no run.

@@ -81,6 +81,7 @@ struct CallReport {
   std::string name;
   std::string arguments_json;  // Canonical; empty when unreadable.
   std::vector<std::string> repairs;
+  std::vector<std::string> coercions;  // Pointers policy.coerce coerced.
   std::string source;
   int candidates_seen = 0;
 };

@@ -4,7 +4,9 @@
 #include <utility>
 
 #include "core/gate/approval.h"
+#include "core/gate/argument_policy.h"
 #include "core/gate/check_arguments.h"
+#include "core/gate/coerce.h"
 #include "core/gate/decide.h"
 #include "core/gate/resolve_tools.h"
 #include "core/util/truncate.h"
@@ -25,6 +27,7 @@ CallReport ToReport(CheckedCall& c) {
                                   : TruncateText(c.raw.name, kMaxToolNameBytes);
   if (c.raw.error.ok()) report.arguments_json = CanonicalJson(c.raw.arguments);
   report.repairs = std::move(c.raw.repairs);
+  report.coercions = std::move(c.raw.coercions);
   report.source = std::move(c.raw.source);
   report.candidates_seen = c.raw.candidates_seen;
   return report;
@@ -36,6 +39,21 @@ absl::Status ResolveTools(CallContext& call) {
   toolgate::ResolveTools(*call.target.snapshot, std::move(call.calls),
                          call.gate_options, &call.gate);
   return call.gate.interrupted;
+}
+
+absl::Status CoerceArguments(CallContext& call) {
+  toolgate::CoerceArguments(&call.gate);
+  return absl::OkStatus();
+}
+
+absl::Status CheckArgumentPolicy(CallContext& call) {
+  RunFacts facts;
+  if (call.target.run != nullptr) {
+    facts.context = &call.target.run->context();
+    facts.leaks = call.target.run->leaks();
+  }
+  toolgate::CheckArgumentPolicy(facts, &call.gate);
+  return absl::OkStatus();
 }
 
 absl::Status CheckArguments(CallContext& call) {

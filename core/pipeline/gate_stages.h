@@ -23,7 +23,10 @@ namespace toolgate {
 namespace pipeline {
 
 absl::Status ResolveTools(CallContext& call);
+absl::Status CoerceArguments(CallContext& call);
 absl::Status CheckArguments(CallContext& call);
+// core/gate/argument_policy.h, with the run's context and protected texts.
+absl::Status CheckArgumentPolicy(CallContext& call);
 absl::Status RequireApproval(CallContext& call);
 absl::Status Decide(CallContext& call);
 

@@ -13,12 +13,14 @@ namespace toolgate {
 
 Run::Run(std::string id, std::shared_ptr<const Snapshot> snapshot,
          std::string model, std::map<std::string, std::string> context,
-         int max_consecutive_rejects, output::OutputHealthWindow health)
+         int max_consecutive_rejects, output::OutputHealthWindow health,
+         std::shared_ptr<const policy::LeakDetector> leaks)
     : id_(std::move(id)),
       snapshot_(std::move(snapshot)),
       model_(std::move(model)),
       context_(std::move(context)),
       max_rejects_(max_consecutive_rejects),
+      leaks_(std::move(leaks)),
       health_(std::move(health)) {}
 
 LoopState Run::Current() const {
@@ -94,6 +96,18 @@ absl::Status CheckModelAndContext(
   return absl::OkStatus();
 }
 
+absl::Status CheckProtectedTexts(const std::vector<std::string>& texts) {
+  size_t total = 0;
+  for (const std::string& t : texts) total += t.size();
+  if (texts.size() > kMaxProtectedTexts || total > kMaxProtectedTextBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("protected_texts: ", texts.size(), " texts of ", total,
+                     " bytes; at most ", kMaxProtectedTexts, " texts of ",
+                     kMaxProtectedTextBytes, " bytes in all"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 RunRegistry::RunRegistry(RunRegistryOptions options, SnapshotStore* pins)
@@ -111,8 +125,10 @@ absl::Time RunRegistry::Now() const {
 
 absl::StatusOr<OpenedRun> RunRegistry::Open(
     std::shared_ptr<const Snapshot> snapshot, absl::string_view model,
-    std::map<std::string, std::string> context, RunLimits limits) {
+    std::map<std::string, std::string> context, RunLimits limits,
+    std::vector<std::string> protected_texts) {
   if (absl::Status s = CheckModelAndContext(model, context); !s.ok()) return s;
+  if (absl::Status s = CheckProtectedTexts(protected_texts); !s.ok()) return s;
   const RunSettings& defaults = snapshot->settings();
   const int max_rejects = limits.max_consecutive_rejects > 0
                               ? limits.max_consecutive_rejects
@@ -143,7 +159,10 @@ absl::StatusOr<OpenedRun> RunRegistry::Open(
   OpenedRun opened;
   opened.run = std::make_shared<Run>(
       absl::StrCat("run_", *id), std::move(snapshot), std::string(model),
-      std::move(context), max_rejects, *std::move(window));
+      std::move(context), max_rejects, *std::move(window),
+      protected_texts.empty()
+          ? nullptr
+          : std::make_shared<const policy::LeakDetector>(protected_texts));
   opened.token = *token;
   const absl::Time now = Now();
   absl::MutexLock lock(&mu_);

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -23,6 +24,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "core/output/health_window.h"
+#include "core/policy/secret_checks.h"
 #include "core/snapshot/snapshot.h"
 
 namespace toolgate {
@@ -41,6 +43,10 @@ inline constexpr size_t kMaxContextEntries = 32;
 inline constexpr size_t kMaxContextKeyBytes = 128;
 inline constexpr size_t kMaxContextValueBytes = 1024;
 inline constexpr size_t kMaxContextBytes = 4096;  // All keys and values.
+// OpenRunRequest.protected_texts: each run keeps a table of every 32-byte
+// window of them (~17 heap bytes per byte; core/policy/secret_checks.h).
+inline constexpr size_t kMaxProtectedTexts = 16;
+inline constexpr size_t kMaxProtectedTextBytes = 32 * 1024;  // All of them.
 
 // Per-run settings; 0 takes the snapshot's setting.
 struct RunLimits {
@@ -53,7 +59,8 @@ class Run {
  public:
   Run(std::string id, std::shared_ptr<const Snapshot> snapshot,
       std::string model, std::map<std::string, std::string> context,
-      int max_consecutive_rejects, output::OutputHealthWindow health);
+      int max_consecutive_rejects, output::OutputHealthWindow health,
+      std::shared_ptr<const policy::LeakDetector> leaks = nullptr);
 
   const std::string& id() const { return id_; }
   const Snapshot& snapshot() const { return *snapshot_; }
@@ -61,6 +68,9 @@ class Run {
     return snapshot_;
   }
   const std::string& model() const { return model_; }
+  const std::map<std::string, std::string>& context() const { return context_; }
+  // The run's protected texts, for argument_leak; null when none.
+  const policy::LeakDetector* leaks() const { return leaks_.get(); }
   int max_consecutive_rejects() const { return max_rejects_; }
 
   // The loop state before deciding anything: an open breaker means STOP.
@@ -86,6 +96,7 @@ class Run {
   const std::string model_;
   const std::map<std::string, std::string> context_;
   const int max_rejects_;
+  const std::shared_ptr<const policy::LeakDetector> leaks_;
 
   mutable absl::Mutex mu_;
   int consecutive_rejects_ ABSL_GUARDED_BY(mu_) = 0;
@@ -135,7 +146,8 @@ class RunRegistry {
   absl::StatusOr<OpenedRun> Open(std::shared_ptr<const Snapshot> snapshot,
                                  absl::string_view model,
                                  std::map<std::string, std::string> context,
-                                 RunLimits limits);
+                                 RunLimits limits,
+                                 std::vector<std::string> protected_texts = {});
 
   // NOT_FOUND for an unknown, closed or expired run, PERMISSION_DENIED for
   // a token that does not match, INVALID_ARGUMENT for an empty one. Marks

@@ -261,10 +261,13 @@ TEST(Signals, TermExitsWithinTheGracePeriodWithAnIdleClient) {
 // gRPC's synchronous server cancelled the calls it had queued for a free
 // thread as soon as Shutdown began. Only calls sent after the signal may
 // be refused (UNAVAILABLE, or CANCELLED when one races the GOAWAY).
-TEST(Signals, TermUnderLoadFinishesEveryCallSentBeforeIt) {
+// Returns how many calls were in flight at the signal and answered during
+// the drain (every call sent before the signal is expected OK).
+int TermUnderLoad() {
   ServerProcess server(
       {"--shutdown_grace_seconds=20", "--drain_notice_ms=1000"});
-  ASSERT_TRUE(server.started());
+  EXPECT_TRUE(server.started());
+  if (!server.started()) return 0;
   // ~1 MB of prose: a few ms of work per call, so that with many callers
   // there is always a backlog when the signal comes.
   std::string envelope;
@@ -332,7 +335,17 @@ TEST(Signals, TermUnderLoadFinishesEveryCallSentBeforeIt) {
     }
   }
   EXPECT_GE(before, kCallers);  // Every caller had a call out first.
-  // Calls in flight at the signal were answered, not dropped.
+  return answered_in_drain;
+}
+
+TEST(Signals, TermUnderLoadFinishesEveryCallSentBeforeIt) {
+  // Calls in flight at the signal were answered, not dropped. On a starved
+  // machine the signal can fall between calls, which proves nothing: try
+  // again (each attempt still checks every call it sent).
+  int answered_in_drain = 0;
+  for (int attempt = 0; attempt < 3 && answered_in_drain == 0; ++attempt) {
+    answered_in_drain = TermUnderLoad();
+  }
   EXPECT_GT(answered_in_drain, 0);
 }
 

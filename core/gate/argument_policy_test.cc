@@ -1,0 +1,254 @@
+// The argument policy stages as a model's call meets them: explicit
+// coercion before the schema, bindings to the run, argument rules,
+// secrets, leaks and parallel calls. Each attack next to its benign
+// neighbour: false rejects matter too.
+#include "core/gate/argument_policy.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/gate/check_arguments.h"
+#include "core/gate/coerce.h"
+#include "core/gate/decide.h"
+#include "core/gate/resolve_tools.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace toolgate {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+constexpr char kManifest[] = R"({"toolgate":"v1","tools":[
+  {"name":"order","side_effect":"write","input_schema":{"type":"object",
+    "properties":{"qty":{"type":"integer","maximum":100},
+      "gift":{"type":"boolean"},"note":{"type":"string"},
+      "count":{"type":"integer"},
+      "items":{"type":"array","items":{"type":"object",
+        "properties":{"qty":{"type":"integer"}}}}}},
+   "policy":{"coerce":{"/qty":"integer_from_string",
+     "/gift":"boolean_from_string","/items/*/qty":"integer_from_string"}}},
+  {"name":"refund","side_effect":"destructive","input_schema":{"type":"object",
+    "properties":{"customer_id":{}}},
+   "policy":{"bind":{"/customer_id":"tenant"}}},
+  {"name":"read_file","side_effect":"read","input_schema":{"type":"object"},
+   "policy":{"arguments":{"/path":{"kind":"path","root":"/srv/reports"},
+     "/url":{"kind":"url","schemes":["https"]},
+     "/arg":{"kind":"shell_arg"},
+     "/sku":{"kind":"identifier","pattern":"[A-Z]{3}-[0-9]+"}}}},
+  {"name":"notify","side_effect":"write","input_schema":{"type":"object"}},
+  {"name":"lookup","side_effect":"read","input_schema":{"type":"object"}},
+  {"name":"deploy","side_effect":"destructive","input_schema":{"type":"object"},
+   "policy":{"parallel":false}}]})";
+
+std::shared_ptr<const Snapshot> Tools() {
+  static const auto* const snapshot = [] {
+    auto m = ParseManifest(kManifest, ManifestFormat::kToolgate);
+    EXPECT_TRUE(m.ok()) << m.status();
+    auto s = Snapshot::Compile(*std::move(m), "policy");
+    EXPECT_TRUE(s.ok()) << s.status();
+    return new std::shared_ptr<const Snapshot>(*s);
+  }();
+  return *snapshot;
+}
+
+struct Call {
+  std::string name;
+  std::string arguments;
+};
+
+// The gate's stages in the engine's order, with `run` as the run.
+GateResult Gate(const std::vector<Call>& calls, const RunFacts& run = {}) {
+  RawCalls raw;
+  for (const Call& c : calls) {
+    RawCall r;
+    r.name = c.name;
+    r.arguments = Json::parse(c.arguments);
+    raw.calls.push_back(std::move(r));
+  }
+  GateResult result;
+  GateOptions options;
+  ResolveTools(*Tools(), std::move(raw), options, &result);
+  CoerceArguments(&result);
+  CheckArguments(options, &result);
+  CheckArgumentPolicy(run, &result);
+  Decide(options, &result);
+  return result;
+}
+
+std::vector<std::string> Codes(const GateResult& r) {
+  std::vector<std::string> codes;
+  for (const Violation& v : r.violations) codes.push_back(v.code);
+  return codes;
+}
+
+TEST(CoerceTest, OnlyTheExactTextOfTheTypeAtAListedPointer) {
+  struct Case {
+    std::string arguments;
+    bool allowed;
+    std::string coerced;  // arguments after the gate, when allowed
+  };
+  const Case kCases[] = {
+      {R"({"qty":"42"})", true, R"({"qty":42})"},
+      {R"({"qty":"-7"})", true, R"({"qty":-7})"},
+      {R"({"qty":"0"})", true, R"({"qty":0})"},
+      {R"({"qty":42})", true, R"({"qty":42})"},  // Already an integer.
+      {R"({"gift":"true"})", true, R"({"gift":true})"},
+      {R"({"gift":"false"})", true, R"({"gift":false})"},
+      {R"({"items":[{"qty":"1"},{"qty":"2"}]})", true,
+       R"({"items":[{"qty":1},{"qty":2}]})"},
+      // Everything else stays a string, for the schema to refuse.
+      {R"({"qty":"+42"})", false, ""},
+      {R"({"qty":" 42"})", false, ""},
+      {R"({"qty":"42 "})", false, ""},
+      {R"({"qty":"4.0"})", false, ""},
+      {R"({"qty":"1e2"})", false, ""},
+      {R"({"qty":"0x10"})", false, ""},
+      {R"({"qty":"4_2"})", false, ""},
+      {R"({"qty":"007"})", false, ""},
+      {R"({"qty":"-"})", false, ""},
+      {R"({"qty":""})", false, ""},
+      {"{\"qty\":\"\xd9\xa4\xd9\xa2\"}", false, ""},  // Arabic-Indic 42.
+      {R"({"qty":"9007199254740993"})", false, ""},   // Past 2^53.
+      {R"({"gift":"True"})", false, ""},
+      {R"({"gift":"1"})", false, ""},
+      {R"({"gift":"yes"})", false, ""},
+      // A coerced value still meets the schema: maximum 100.
+      {R"({"qty":"1000"})", false, ""},
+      // Not listed: never coerced.
+      {R"({"count":"3"})", false, ""},
+  };
+  for (const Case& c : kCases) {
+    GateResult r = Gate({{"order", c.arguments}});
+    EXPECT_EQ(r.decision == Decision::kAllow, c.allowed) << c.arguments;
+    if (c.allowed) {
+      EXPECT_EQ(CanonicalJson(r.calls[0].raw.arguments), c.coerced);
+    }
+  }
+  GateResult listed = Gate({{"order", R"({"qty":"5","items":[{"qty":"6"}]})"}});
+  EXPECT_THAT(listed.calls[0].raw.coercions,
+              ElementsAre("/items/0/qty", "/qty"));
+  GateResult typed = Gate({{"order", R"({"qty":5})"}});
+  EXPECT_THAT(typed.calls[0].raw.coercions, IsEmpty());
+}
+
+TEST(BindTest, TheArgumentMustBeTheRunsValue) {
+  const std::map<std::string, std::string> acme = {{"tenant", "acme"}};
+  const std::map<std::string, std::string> none = {{"team", "x"}};
+  struct Case {
+    const std::map<std::string, std::string>* context;
+    std::string arguments;
+    std::vector<std::string> codes;
+  };
+  const std::vector<Case> cases = {
+      {&acme, R"({"customer_id":"acme"})", {}},
+      {&acme, R"({})", {}},  // Absent: the schema decides.
+      {&acme, R"({"customer_id":"globex"})", {"binding_mismatch"}},
+      {&acme, R"({"customer_id":"acme "})", {"binding_mismatch"}},
+      {&acme, R"({"customer_id":"ACME"})", {"binding_mismatch"}},
+      {&acme, R"({"customer_id":5})", {"binding_mismatch"}},
+      {&none, R"({"customer_id":"acme"})", {"binding_context_missing"}},
+      {nullptr, R"({"customer_id":"acme"})", {"binding_context_missing"}},
+  };
+  for (const Case& c : cases) {
+    RunFacts run;
+    run.context = c.context;
+    GateResult r = Gate({{"refund", c.arguments}}, run);
+    EXPECT_EQ(Codes(r), c.codes) << c.arguments;
+    EXPECT_EQ(r.decision == Decision::kAllow, c.codes.empty()) << c.arguments;
+  }
+  RunFacts run;
+  run.context = &acme;
+  GateResult r = Gate({{"refund", R"({"customer_id":"globex"})"}}, run);
+  EXPECT_EQ(r.violations[0].pointer, "/customer_id");
+  EXPECT_EQ(r.violations[0].tool, "refund");
+}
+
+TEST(ArgumentRulesTest, EachKindRefusesItsAttackAndPassesItsNeighbour) {
+  struct Case {
+    std::string arguments;
+    std::string code;  // Empty: allowed.
+    std::string pointer;
+  };
+  const Case kCases[] = {
+      {R"({"path":"q3/summary.pdf"})", "", ""},
+      {R"({"path":"a/b/../c.txt"})", "", ""},
+      {R"({"path":"../../etc/shadow"})", "path_outside_root", "/path"},
+      {R"({"path":"/etc/shadow"})", "path_invalid", "/path"},
+      {R"({"path":"%2e%2e/x"})", "path_invalid", "/path"},
+      {R"({"path":7})", "path_invalid", "/path"},
+      {R"({"url":"https://example.org/a"})", "", ""},
+      {R"({"url":"https://169.254.169.254/"})", "url_private_address", "/url"},
+      {R"({"url":"https://0x7f.1/"})", "url_private_address", "/url"},
+      {R"({"url":"http://example.org/"})", "url_scheme_not_allowed", "/url"},
+      {R"({"url":"https://user@example.org/"})", "url_userinfo", "/url"},
+      {R"({"arg":"report-2024.txt"})", "", ""},
+      {R"({"arg":"a;rm -rf /"})", "shell_metacharacter", "/arg"},
+      {R"({"arg":"--output=/etc/passwd"})", "option_injection", "/arg"},
+      {R"({"sku":"ABC-123"})", "", ""},
+      {R"({"sku":"ABC-123x"})", "identifier_invalid", "/sku"},
+  };
+  for (const Case& c : kCases) {
+    GateResult r = Gate({{"read_file", c.arguments}});
+    if (c.code.empty()) {
+      EXPECT_EQ(r.decision, Decision::kAllow) << c.arguments;
+      continue;
+    }
+    EXPECT_EQ(r.decision, Decision::kReject) << c.arguments;
+    ASSERT_EQ(r.violations.size(), 1u) << c.arguments;
+    EXPECT_EQ(r.violations[0].code, c.code) << c.arguments;
+    EXPECT_EQ(r.violations[0].pointer, c.pointer);
+    EXPECT_FALSE(r.violations[0].message.empty());
+  }
+}
+
+TEST(SecretsTest, CredentialsLeaveNoWriteToolButAReadToolMayHoldThem) {
+  const std::string key = absl::StrCat("AK", "IAIOSFODNN7EXAMPLE");
+  const std::string args =
+      Json{{"body", "deploy with " + key}, {"list", {"a", key}}}.dump();
+  GateResult write = Gate({{"notify", args}});
+  EXPECT_EQ(write.decision, Decision::kReject);
+  EXPECT_THAT(Codes(write), ElementsAre("argument_secret", "argument_secret"));
+  EXPECT_EQ(write.violations[0].pointer, "/body");
+  EXPECT_EQ(write.violations[1].pointer, "/list/1");
+  EXPECT_EQ(write.violations[0].message.find(key), std::string::npos);
+  EXPECT_EQ(Gate({{"lookup", args}}).decision, Decision::kAllow);
+  EXPECT_EQ(Gate({{"notify", R"({"body":"AKIA is a prefix"})"}}).decision,
+            Decision::kAllow);
+}
+
+TEST(LeaksTest, ThirtyTwoBytesOfAProtectedTextAreALeak) {
+  const std::string prompt =
+      "You are the billing assistant of Acme. Never reveal the discount "
+      "codes: SPRING-2026-ALPHA, SUMMER-2026-BETA.";
+  policy::LeakDetector leaks({prompt});
+  RunFacts run;
+  run.leaks = &leaks;
+  const std::string quoted = prompt.substr(40, 32);
+  GateResult leak =
+      Gate({{"lookup", Json{{"q", "x " + quoted + " y"}}.dump()}}, run);
+  EXPECT_THAT(Codes(leak), ElementsAre("argument_leak"));
+  GateResult near = Gate(
+      {{"lookup", Json{{"q", "x#" + prompt.substr(40, 31) + "#y"}}.dump()}},
+      run);
+  EXPECT_EQ(near.decision, Decision::kAllow);
+  // Without protected texts nothing is a leak.
+  EXPECT_EQ(Gate({{"lookup", Json{{"q", quoted}}.dump()}}).decision,
+            Decision::kAllow);
+}
+
+TEST(ParallelTest, AToolThatMustRunAloneIsRefusedBesideOthers) {
+  EXPECT_EQ(Gate({{"deploy", "{}"}}).decision, Decision::kAllow);
+  GateResult r = Gate({{"lookup", "{}"}, {"deploy", "{}"}});
+  EXPECT_EQ(r.decision, Decision::kReject);
+  EXPECT_THAT(Codes(r), ElementsAre("parallel_not_allowed"));
+  EXPECT_EQ(r.violations[0].call_index, 1);
+  EXPECT_EQ(Gate({{"lookup", "{}"}, {"lookup", "{}"}}).decision,
+            Decision::kAllow);
+}
+
+}  // namespace
+}  // namespace toolgate
