@@ -202,7 +202,8 @@ absl::StatusOr<Approval> ApprovalStore::Decide(absl::string_view approval_id,
   a.approver = std::string(approver);
   a.reason = std::string(reason);
   a.decided_at = now;
-  ++generation_;  // Wakes every Await (their condition reads it).
+  ++generation_;
+  changed_.SignalAll();  // Every Await of this approval must see it.
   return AsOf(a, now);
 }
 
@@ -241,11 +242,13 @@ absl::StatusOr<ApprovalState> ApprovalStore::WaitOnce(
   const absl::Time real_now = absl::Now();
   const absl::Time wake =
       std::min({give_up, real_now + poll, real_now + (a->expires_at - Now())});
+  // A CondVar rather than Mutex::Await(Condition): the predicate is then
+  // read by this code after the wait returns, never by the library while
+  // it waits, which the TSan annotations in bazel/tsan/ can follow.
   const uint64_t seen = generation_;
-  auto decided = [this, seen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return generation_ != seen;
-  };
-  mu_.AwaitWithDeadline(absl::Condition(&decided), wake);
+  while (generation_ == seen) {
+    if (changed_.WaitWithDeadline(&mu_, wake)) break;  // Deadline reached.
+  }
   a = FindForRun(run_id, approval_id);  // Sweep may have dropped it.
   if (a == nullptr) {
     return absl::NotFoundError(
@@ -330,7 +333,10 @@ size_t ApprovalStore::SweepLocked(absl::Time now) {
     approvals_.erase(it++);
     ++dropped;
   }
-  if (dropped > 0) ++generation_;  // A waiter's approval may be gone.
+  if (dropped > 0) {  // A waiter's approval may be gone.
+    ++generation_;
+    changed_.SignalAll();
+  }
   return dropped;
 }
 

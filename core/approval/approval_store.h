@@ -118,8 +118,8 @@ class ApprovalStore {
   // Blocks until the approval is no longer PENDING, it expires, `timeout`
   // passes or `cancelled` (may be null; asked at least every 100 ms)
   // returns true, and returns its state then (kPending on timeout or
-  // cancel). Woken by Decide, not by polling. NOT_FOUND for an unknown id
-  // or another run's approval (the two are indistinguishable).
+  // cancel). Woken by Decide (a CondVar), not by polling. NOT_FOUND for an
+  // unknown id or another run's approval (the two are indistinguishable).
   absl::StatusOr<ApprovalState> Await(
       absl::string_view run_id, absl::string_view approval_id,
       absl::Duration timeout,
@@ -170,10 +170,12 @@ class ApprovalStore {
   // run_id -> its approval ids, so per-run work does not scan every run.
   absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>> by_run_
       ABSL_GUARDED_BY(mu_);
-  // Bumped by every Decide and every Sweep that dropped something: a
-  // waiter's condition, so Await holds no pointer into approvals_ (which
-  // rehashes and sweeps) while it sleeps.
+  // Bumped, and changed_ signalled, by every Decide and every Sweep that
+  // dropped something. Await waits for a change of this counter rather
+  // than holding a pointer into approvals_ (which rehashes and sweeps)
+  // while it sleeps, then looks its approval up again.
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
+  mutable absl::CondVar changed_;
   absl::Time last_sweep_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
 };
 

@@ -294,6 +294,23 @@ TEST_F(ApprovalStoreTest, AwaitWakesEveryWaiter) {
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
 }
 
+TEST_F(ApprovalStoreTest, AwaitIgnoresOtherApprovalsDecisions) {
+  ApprovalStore store(Options());
+  const Approval a = MustRequest(store, "run1");
+  const Approval b = MustRequest(store, "run1", "other");
+  std::thread decider([&] {
+    absl::SleepFor(absl::Milliseconds(20));
+    MustDecide(store, b.approval_id, true);
+  });
+  const absl::Time start = absl::Now();
+  absl::StatusOr<ApprovalState> state =
+      store.Await("run1", a.approval_id, absl::Milliseconds(200));
+  decider.join();
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(*state, ApprovalState::kPending);
+  EXPECT_GE(absl::Now() - start, absl::Milliseconds(200));
+}
+
 TEST_F(ApprovalStoreTest, AwaitTimesOutPending) {
   ApprovalStore store(Options());
   const Approval a = MustRequest(store, "run1");
