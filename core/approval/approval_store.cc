@@ -235,7 +235,7 @@ absl::StatusOr<ApprovalState> ApprovalStore::WaitOnce(
     return absl::NotFoundError(
         absl::StrCat("run ", run_id, " has no approval ", approval_id));
   }
-  ApprovalState state = StateAt(*a, Now());
+  const ApprovalState state = StateAt(*a, Now());
   if (state != ApprovalState::kPending) return state;
   // Wake at expiry too; expires_at is on the store's clock, so convert
   // what is left of it to real time.
