@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "client/cli.h"
+#include "client/cli_approvals.h"
 #include "client/health_check.h"
 #include "client/replay_command.h"
 #include "client/schema_check.h"
@@ -254,6 +255,9 @@ absl::Status FillValidate(CommandContext& ctx,
     if (!parsed.ok()) return parsed.status();
     request->set_repair(*parsed);
   }
+  if (std::optional<std::string> id = ctx.flags.Get("approval-id")) {
+    request->set_approval_id(*id);
+  }
   return absl::OkStatus();
 }
 
@@ -397,8 +401,17 @@ const std::vector<Command>& Commands() {
        RunFlags({{"snapshot", "ID"},
                  {"native", "FILE|-"},
                  {"text", "FILE|-"},
-                 {"repair", "strict|syntax"}}),
+                 {"repair", "strict|syntax"},
+                 {"approval-id", "ID"}}),
        Rpc(&ToolGateClient::ValidateToolCall, &FillValidate, &ExitOnDecision)},
+      {"approvals list", RpcFlags({{"run", "ID"}, {"state", "STATE"}}),
+       Rpc(&ToolGateClient::ListApprovals, &FillListApprovals)},
+      {"approvals decide",
+       RpcFlags({{"approval", "ID"},
+                 {"decision", "approve|deny"},
+                 {"approver", "NAME"},
+                 {"reason", "TEXT"}}),
+       Rpc(&ToolGateClient::DecideApproval, &FillDecideApproval)},
       {"extract-verdict",
        RunFlags({{"snapshot", "ID"},
                  {"envelope", "FILE|-"},

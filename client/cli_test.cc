@@ -103,6 +103,44 @@ std::vector<CliCase> OtherCommandCases() {
        .script = Fail("DeleteSnapshot", grpc::StatusCode::FAILED_PRECONDITION),
        .exit_code = 2,
        .err_has = "FAILED_PRECONDITION"},
+      {.name = "ApprovalsList",
+       .args = {"approvals", "list", "--run", "run_1", "--state", "pending"},
+       .script = Reply("ListApprovals", v1::ListApprovalsResponse()),
+       .exit_code = 0,
+       .check = Sent<v1::ListApprovalsRequest>(
+           "ListApprovals",
+           [](const v1::ListApprovalsRequest& r) {
+             EXPECT_EQ(r.run_id(), "run_1");
+             EXPECT_EQ(r.state(), v1::APPROVAL_STATE_PENDING);
+           })},
+      {.name = "ApprovalsListBadState",
+       .args = {"approvals", "list", "--state", "maybe"},
+       .exit_code = 2,
+       .err_has = "--state must be pending|approved|denied|expired|used"},
+      {.name = "ApprovalsDecide",
+       .args = {"approvals", "decide", "--approval", "apr_1", "--decision",
+                "approve", "--approver", "alice", "--reason", "ok"},
+       .script = Reply("DecideApproval", v1::DecideApprovalResponse()),
+       .exit_code = 0,
+       .check = Sent<v1::DecideApprovalRequest>(
+           "DecideApproval",
+           [](const v1::DecideApprovalRequest& r) {
+             EXPECT_EQ(r.approval_id(), "apr_1");
+             EXPECT_TRUE(r.approve());
+             EXPECT_EQ(r.approver(), "alice");
+             EXPECT_EQ(r.reason(), "ok");
+           })},
+      {.name = "ApprovalsDecideNeedsADecision",
+       .args = {"approvals", "decide", "--approval", "apr_1", "--approver",
+                "alice"},
+       .exit_code = 2,
+       .err_has = "give --decision approve|deny"},
+      {.name = "ApprovalsDecideTwice",
+       .args = {"approvals", "decide", "--approval", "apr_1", "--decision",
+                "deny", "--approver", "alice"},
+       .script = Fail("DecideApproval", grpc::StatusCode::FAILED_PRECONDITION),
+       .exit_code = 2,
+       .err_has = "FAILED_PRECONDITION"},
       {.name = "ListSnapshots",
        .args = {"list-snapshots"},
        .script = Reply("ListSnapshots", listed),

@@ -66,6 +66,18 @@ std::vector<CliCase> ValidateCases() {
        .script =
            Reply("ValidateToolCall", Decided(v1::DECISION_NEEDS_APPROVAL)),
        .exit_code = 1},
+      {.name = "WithApprovalId",
+       .args = {"validate", "--run", "r", "--token", "t", "--approval-id",
+                "apr_1", "--native", "-"},
+       .script = Reply("ValidateToolCall", Decided(v1::DECISION_ALLOW)),
+       .exit_code = 0,
+       .stdin_text = R"({"name":"wire","arguments":{}})",
+       .check = Sent<v1::ValidateToolCallRequest>(
+           "ValidateToolCall",
+           [](const v1::ValidateToolCallRequest& r) {
+             EXPECT_EQ(r.approval_id(), "apr_1");
+             EXPECT_EQ(r.run_id(), "r");
+           })},
       {.name = "UnspecifiedPrintsDefaults",
        .args = {"validate", "--snapshot", "s"},
        .script = Reply("ValidateToolCall", v1::ValidateToolCallResponse()),

@@ -104,6 +104,18 @@ grpc::Status FakeToolGate::DeleteSnapshot(
   return Handle("DeleteSnapshot", context, *request, response);
 }
 
+grpc::Status FakeToolGate::ListApprovals(
+    grpc::ServerContext* context, const v1::ListApprovalsRequest* request,
+    v1::ListApprovalsResponse* response) {
+  return Handle("ListApprovals", context, *request, response);
+}
+
+grpc::Status FakeToolGate::DecideApproval(
+    grpc::ServerContext* context, const v1::DecideApprovalRequest* request,
+    v1::DecideApprovalResponse* response) {
+  return Handle("DecideApproval", context, *request, response);
+}
+
 grpc::Status FakeToolGate::ListSnapshots(
     grpc::ServerContext* context, const v1::ListSnapshotsRequest* request,
     v1::ListSnapshotsResponse* response) {

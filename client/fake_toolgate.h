@@ -42,6 +42,12 @@ class FakeToolGate final : public v1::ToolGate::Service {
   grpc::Status GetSnapshot(grpc::ServerContext* context,
                            const v1::GetSnapshotRequest* request,
                            v1::GetSnapshotResponse* response) override;
+  grpc::Status ListApprovals(grpc::ServerContext* context,
+                             const v1::ListApprovalsRequest* request,
+                             v1::ListApprovalsResponse* response) override;
+  grpc::Status DecideApproval(grpc::ServerContext* context,
+                              const v1::DecideApprovalRequest* request,
+                              v1::DecideApprovalResponse* response) override;
   grpc::Status DeleteSnapshot(grpc::ServerContext* context,
                               const v1::DeleteSnapshotRequest* request,
                               v1::DeleteSnapshotResponse* response) override;

@@ -1,6 +1,8 @@
 #include "client/toolgate_client.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -110,9 +112,10 @@ template <typename Request, typename Response>
 absl::StatusOr<Response> ToolGateClient::Call(
     grpc::Status (v1::ToolGate::Stub::*method)(grpc::ClientContext*,
                                                const Request&, Response*),
-    const Request& request, bool admin) const {
+    const Request& request, bool admin, absl::Duration wait) const {
   grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + options_.deadline));
+  context.set_deadline(
+      absl::ToChronoTime(absl::Now() + options_.deadline + wait));
   if (admin && !options_.admin_token.empty()) {
     context.AddMetadata("authorization", "Bearer " + options_.admin_token);
   }
@@ -176,6 +179,22 @@ absl::StatusOr<v1::CloseRunResponse> ToolGateClient::CloseRun(
 absl::StatusOr<v1::ResetRunResponse> ToolGateClient::ResetRun(
     const v1::ResetRunRequest& request) const {
   return Call(&v1::ToolGate::Stub::ResetRun, request);
+}
+
+absl::StatusOr<v1::ListApprovalsResponse> ToolGateClient::ListApprovals(
+    const v1::ListApprovalsRequest& request) const {
+  return Call(&v1::ToolGate::Stub::ListApprovals, request, /*admin=*/true);
+}
+
+absl::StatusOr<v1::DecideApprovalResponse> ToolGateClient::DecideApproval(
+    const v1::DecideApprovalRequest& request) const {
+  return Call(&v1::ToolGate::Stub::DecideApproval, request, /*admin=*/true);
+}
+
+absl::StatusOr<v1::AwaitApprovalResponse> ToolGateClient::AwaitApproval(
+    const v1::AwaitApprovalRequest& request) const {
+  return Call(&v1::ToolGate::Stub::AwaitApproval, request, /*admin=*/false,
+              absl::Milliseconds(std::max<int64_t>(0, request.timeout_ms())));
 }
 
 absl::StatusOr<v1::ValidateToolCallResponse> ToolGateClient::ValidateToolCall(

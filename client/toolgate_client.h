@@ -144,6 +144,15 @@ class ToolGateClient {
       const v1::ValidateToolOutputRequest& request) const;
 
   // Fail-closed helpers: never throw, never block past the deadline.
+  // Admin (sends the admin token when configured).
+  absl::StatusOr<v1::ListApprovalsResponse> ListApprovals(
+      const v1::ListApprovalsRequest& request) const;
+  absl::StatusOr<v1::DecideApprovalResponse> DecideApproval(
+      const v1::DecideApprovalRequest& request) const;
+  // Waits up to request.timeout_ms (on top of the client's deadline).
+  absl::StatusOr<v1::AwaitApprovalResponse> AwaitApproval(
+      const v1::AwaitApprovalRequest& request) const;
+
   GateResult CheckToolCall(const v1::ValidateToolCallRequest& request) const;
   VerdictResult CheckVerdict(const v1::ExtractVerdictRequest& request) const;
   ToolOutputResult CheckToolOutput(
@@ -154,7 +163,8 @@ class ToolGateClient {
   absl::StatusOr<Response> Call(
       grpc::Status (v1::ToolGate::Stub::*method)(grpc::ClientContext*,
                                                  const Request&, Response*),
-      const Request& request, bool admin = false) const;
+      const Request& request, bool admin = false,
+      absl::Duration wait = absl::ZeroDuration()) const;
 
   std::unique_ptr<v1::ToolGate::Stub> stub_;
   ToolGateClientOptions options_;

@@ -38,6 +38,9 @@ std::string AuditLine(const AuditRecord &r) {
                {"codes", r.codes},
                {"repairs", r.repairs},
                {"latency_us", r.latency_us}};
+  if (!r.approval_id.empty()) line["approval_id"] = r.approval_id;
+  if (!r.approver.empty()) line["approver"] = r.approver;
+  if (!r.reason.empty()) line["reason"] = r.reason;
   if (!r.payload.is_null()) line["payload"] = r.payload;
   return CanonicalJson(line) + "\n";
 }

@@ -95,6 +95,7 @@ ValidateCallRequest FromProto(const v1::ValidateToolCallRequest& request) {
   }
   // Only an explicit SYNTAX_REPAIR repairs; UNSPECIFIED is STRICT.
   out.syntax_repair = request.repair() == v1::REPAIR_POLICY_SYNTAX_REPAIR;
+  out.approval_id = request.approval_id();
   return out;
 }
 
@@ -130,6 +131,8 @@ void ToProto(const ValidateCallResponse& in,
   out->set_stop_reason(in.stop_reason);
   out->set_audit_id(in.audit_id);
   out->set_snapshot_id(in.snapshot_id);
+  out->set_approval_id(in.approval_id);
+  out->set_message(in.message);
 }
 
 VerdictRequest FromProto(const v1::ExtractVerdictRequest& request) {
@@ -234,6 +237,70 @@ void ToProto(const ValidateOutputResponse& in,
   }
   out->set_read_only(in.read_only);
   out->set_audit_id(in.audit_id);
+}
+
+namespace {
+
+void ToProto(absl::Time time, google::protobuf::Timestamp* out) {
+  if (time == absl::InfinitePast() || time == absl::InfiniteFuture()) return;
+  const int64_t nanos = absl::ToUnixNanos(time);
+  out->set_seconds(nanos / 1000000000);
+  out->set_nanos(static_cast<int32_t>(nanos % 1000000000));
+}
+
+}  // namespace
+
+ApprovalState FromProto(v1::ApprovalState state) {
+  switch (state) {
+    case v1::APPROVAL_STATE_PENDING:
+      return ApprovalState::kPending;
+    case v1::APPROVAL_STATE_APPROVED:
+      return ApprovalState::kApproved;
+    case v1::APPROVAL_STATE_DENIED:
+      return ApprovalState::kDenied;
+    case v1::APPROVAL_STATE_EXPIRED:
+      return ApprovalState::kExpired;
+    case v1::APPROVAL_STATE_USED:
+      return ApprovalState::kUsed;
+    default:
+      return ApprovalState::kUnspecified;
+  }
+}
+
+v1::ApprovalState ToProto(ApprovalState state) {
+  switch (state) {
+    case ApprovalState::kPending:
+      return v1::APPROVAL_STATE_PENDING;
+    case ApprovalState::kApproved:
+      return v1::APPROVAL_STATE_APPROVED;
+    case ApprovalState::kDenied:
+      return v1::APPROVAL_STATE_DENIED;
+    case ApprovalState::kExpired:
+      return v1::APPROVAL_STATE_EXPIRED;
+    case ApprovalState::kUsed:
+      return v1::APPROVAL_STATE_USED;
+    default:
+      return v1::APPROVAL_STATE_UNSPECIFIED;
+  }
+}
+
+void ToProto(const Approval& in, v1::Approval* out) {
+  out->set_approval_id(in.approval_id);
+  out->set_run_id(in.run_id);
+  out->set_tool(in.tool);
+  out->set_arguments_json(in.arguments_json);
+  out->set_state(ToProto(in.state));
+  ToProto(in.created_at, out->mutable_created_at());
+  ToProto(in.expires_at, out->mutable_expires_at());
+  for (const auto& [key, value] : in.run_context) {
+    (*out->mutable_run_context())[key] = value;
+  }
+  out->set_model(in.model);
+  out->set_approver(in.approver);
+  out->set_reason(in.reason);
+  if (in.decided_at != absl::InfinitePast()) {
+    ToProto(in.decided_at, out->mutable_decided_at());
+  }
 }
 
 }  // namespace server

@@ -32,6 +32,10 @@ VerdictRequest FromProto(const v1::ExtractVerdictRequest& request);
 void ToProto(const VerdictResponse& in, v1::ExtractVerdictResponse* out);
 
 ValidateOutputRequest FromProto(const v1::ValidateToolOutputRequest& request);
+
+ApprovalState FromProto(v1::ApprovalState state);
+v1::ApprovalState ToProto(ApprovalState state);
+void ToProto(const Approval& in, v1::Approval* out);
 void ToProto(const ValidateOutputResponse& in,
              v1::ValidateToolOutputResponse* out);
 

@@ -112,7 +112,8 @@ const std::vector<std::string>& ServerMetrics::RpcNames() {
       "CreateSnapshot",    "GetSnapshot",      "ListSnapshots",
       "DeleteSnapshot",    "OpenRun",          "CloseRun",
       "ResetRun",          "ValidateToolCall", "ExtractVerdict",
-      "ValidateToolOutput"};
+      "ValidateToolOutput", "ListApprovals",  "DecideApproval",
+      "AwaitApproval"};
   return *names;
 }
 

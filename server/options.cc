@@ -102,6 +102,10 @@ const std::map<std::string, Setter>& Setters() {
        Number<int64_t>(
            [](ServerOptions* o) { return &o->engine.run_idle_ttl_seconds; }, 1,
            int64_t{30} * 24 * 3600)},
+      {"approval_ttl_seconds",
+       Number<int64_t>(
+           [](ServerOptions* o) { return &o->engine.approval_ttl_seconds; }, 1,
+           int64_t{7} * 24 * 3600)},
       {"max_calls_per_output",
        Number<size_t>(
            [](ServerOptions* o) { return &o->engine.max_calls_per_output; }, 1,
@@ -211,7 +215,8 @@ std::string ServerUsage() {
          "                [--max_snapshots N] [--max_snapshot_bytes N]\n"
          "                [--max_runs_per_tenant N] [--run_idle_ttl_seconds "
          "N]\n"
-         "                [--max_calls_per_output N]\n"
+         "                [--max_calls_per_output N] "
+         "[--approval_ttl_seconds N]\n"
          "                [--result_schema_cache_bytes N]\n"
          "                [--max_send_message_bytes N] [--audit_log PATH|-]\n"
          "                [--audit_payloads] [--audit_required]\n"

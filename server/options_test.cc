@@ -79,6 +79,11 @@ TEST(ServerFlags, BoundedStateLimits) {
   EXPECT_EQ(d->engine.max_snapshot_bytes, size_t{256} << 20);
   EXPECT_EQ(d->engine.max_runs_per_tenant, 10000u);
   EXPECT_EQ(d->engine.run_idle_ttl_seconds, 3600);
+  EXPECT_EQ(d->engine.approval_ttl_seconds, 900);
+  EXPECT_EQ(ParseServerFlags({"--approval_ttl_seconds=60"})
+                ->engine.approval_ttl_seconds,
+            60);
+  EXPECT_FALSE(ParseServerFlags({"--approval_ttl_seconds=0"}).ok());
   auto o = ParseServerFlags(
       {"--max_snapshots=10", "--max_snapshot_bytes=2097152",
        "--max_runs_per_tenant=5", "--run_idle_ttl_seconds", "30"});
@@ -94,8 +99,9 @@ TEST(ServerFlags, BoundedStateLimits) {
               absl::StatusCode::kInvalidArgument)
         << bad;
   }
-  for (const char* flag : {"--max_snapshot_bytes N", "--max_runs_per_tenant N",
-                           "--run_idle_ttl_seconds N"}) {
+  for (const char* flag :
+       {"--max_snapshot_bytes N", "--max_runs_per_tenant N",
+        "--run_idle_ttl_seconds N", "--approval_ttl_seconds N"}) {
     EXPECT_NE(ServerUsage().find(flag), std::string::npos) << flag;
   }
 }
@@ -117,10 +123,10 @@ TEST(ServerFlags, AuditFlagsAreOffByDefaultAndNeedALog) {
   ASSERT_TRUE(off.ok()) << off.status();
   EXPECT_FALSE(off->engine.audit_payloads);
   for (const std::vector<std::string>& args :
-       std::vector<std::vector<std::string>>{{"--audit_required"},
-                                             {"--audit_payloads"},
-                                             {"--audit_required=yes",
-                                              "--audit_log=/a"}}) {
+       std::vector<std::vector<std::string>>{
+           {"--audit_required"},
+           {"--audit_payloads"},
+           {"--audit_required=yes", "--audit_log=/a"}}) {
     auto bad = ParseServerFlags(args);
     EXPECT_FALSE(bad.ok()) << args[0];
     EXPECT_TRUE(absl::StrContains(bad.status().message(), "--audit_"))

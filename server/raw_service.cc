@@ -1,8 +1,10 @@
 #include "server/raw_service.h"
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -33,23 +35,43 @@ grpc::Status ParseRequest(const grpc::ByteBuffer& bytes,
 
 namespace {
 
+std::atomic<int> waiting_calls{0};
+
 // One unary RPC served as a client stream of one message; see raw_service.h.
 class OneMessageReactor final
     : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
   // `bytes` is null when the call carried no message.
   using Handle = std::function<grpc::Status(const grpc::ByteBuffer* bytes)>;
-  explicit OneMessageReactor(Handle handle) : handle_(std::move(handle)) {
+  OneMessageReactor(Handle handle, bool waits)
+      : handle_(std::move(handle)), waits_(waits) {
     StartRead(&bytes_);
   }
   void OnReadDone(bool ok) override {
     // No message: the caller half-closed without one or the call is gone.
-    Finish(handle_(ok ? &bytes_ : nullptr));
+    if (!ok || !waits_) {
+      Finish(handle_(ok ? &bytes_ : nullptr));
+      return;
+    }
+    if (waiting_calls.fetch_add(1) >= kMaxWaitingCalls) {
+      waiting_calls.fetch_sub(1);
+      Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                          absl::StrCat("more than ", kMaxWaitingCalls,
+                                       " calls are waiting already")));
+      return;
+    }
+    // The reactor lives until OnDone, which comes only after Finish.
+    std::thread([this] {
+      grpc::Status status = handle_(&bytes_);
+      waiting_calls.fetch_sub(1);
+      Finish(status);
+    }).detach();
   }
   void OnDone() override { delete this; }
 
  private:
   const Handle handle_;
+  const bool waits_;
   grpc::ByteBuffer bytes_;
 };
 
@@ -78,7 +100,8 @@ template <typename Request, typename Response>
 void RawToolGateService::Add(
     const char* name,
     grpc::Status (ToolGateService::*method)(grpc::ServerContextBase*,
-                                            const Request*, Response*)) {
+                                            const Request*, Response*),
+    bool waits) {
   methods_.push_back(name);
   paths_.push_back(
       absl::StrCat("/", v1::ToolGate::service_full_name(), "/", name));
@@ -92,8 +115,8 @@ void RawToolGateService::Add(
       static_cast<int>(methods_.size() - 1),
       new grpc::internal::CallbackClientStreamingHandler<grpc::ByteBuffer,
                                                          Response>(
-          [typed, method, metrics, slot](grpc::CallbackServerContext* context,
-                                         Response* response) {
+          [typed, method, metrics, slot, waits](
+              grpc::CallbackServerContext* context, Response* response) {
             // Without metrics nothing is timed: the clock costs too.
             const auto start = metrics != nullptr
                                    ? std::chrono::steady_clock::now()
@@ -110,7 +133,8 @@ void RawToolGateService::Add(
                                       bytes == nullptr ? 0 : bytes->Length());
                   }
                   return status;
-                });
+                },
+                waits);
           }));
 }
 
@@ -129,6 +153,9 @@ RawToolGateService::RawToolGateService(ToolGateService* typed,
   Add("ValidateToolCall", &S::ValidateToolCall);
   Add("ExtractVerdict", &S::ExtractVerdict);
   Add("ValidateToolOutput", &S::ValidateToolOutput);
+  Add("ListApprovals", &S::ListApprovals);
+  Add("DecideApproval", &S::DecideApproval);
+  Add("AwaitApproval", &S::AwaitApproval, /*waits=*/true);
 }
 
 }  // namespace server

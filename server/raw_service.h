@@ -25,7 +25,10 @@
 // still arriving. Under load a SIGTERM cancelled calls sent 100+ ms before
 // it. A callback stream is handed over when its headers arrive, and a call
 // handed over finishes within the grace period. The (bounded, CPU-only)
-// decision runs on gRPC's callback thread.
+// decision runs on gRPC's callback thread; a method that waits
+// (AwaitApproval) runs on a thread of its own, at most kMaxWaitingCalls at
+// a time (RESOURCE_EXHAUSTED beyond), so waiting never holds gRPC's
+// threads.
 //
 // Thread-safety: as the typed service it wraps.
 #ifndef TOOLGATE_SERVER_RAW_SERVICE_H_
@@ -49,6 +52,9 @@ namespace server {
 grpc::Status ParseRequest(const grpc::ByteBuffer& bytes,
                           google::protobuf::Message* request);
 
+// Calls of waiting methods (AwaitApproval) in progress at once.
+inline constexpr int kMaxWaitingCalls = 256;
+
 class RawToolGateService final : public grpc::Service {
  public:
   // Forwards every RPC to `typed`, which must outlive this service, and
@@ -61,10 +67,12 @@ class RawToolGateService final : public grpc::Service {
   const std::vector<std::string>& methods() const { return methods_; }
 
  private:
+  // `waits`: the method blocks (see above) and gets a thread of its own.
   template <typename Request, typename Response>
   void Add(const char* name,
            grpc::Status (ToolGateService::*method)(grpc::ServerContextBase*,
-                                                   const Request*, Response*));
+                                                   const Request*, Response*),
+           bool waits = false);
 
   ToolGateService* const typed_;
   ServerMetrics* const metrics_;

@@ -1,5 +1,7 @@
 #include "server/service.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -143,6 +145,45 @@ grpc::Status ToolGateService::ValidateToolOutput(
   auto result = engine_->ValidateToolOutput(engine_request);
   if (!result.ok()) return ToGrpc(result.status());
   ToProto(*result, response);
+  return grpc::Status::OK;
+}
+
+grpc::Status ToolGateService::ListApprovals(
+    grpc::ServerContextBase* context, const v1::ListApprovalsRequest* request,
+    v1::ListApprovalsResponse* response) {
+  if (absl::Status admin = CheckAdmin(*context); !admin.ok()) {
+    return ToGrpc(admin);
+  }
+  for (const Approval& a :
+       engine_->ListApprovals(request->run_id(), FromProto(request->state()))) {
+    ToProto(a, response->add_approvals());
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status ToolGateService::DecideApproval(
+    grpc::ServerContextBase* context, const v1::DecideApprovalRequest* request,
+    v1::DecideApprovalResponse* response) {
+  if (absl::Status admin = CheckAdmin(*context); !admin.ok()) {
+    return ToGrpc(admin);
+  }
+  auto decided =
+      engine_->DecideApproval(request->approval_id(), request->approve(),
+                              request->approver(), request->reason());
+  if (!decided.ok()) return ToGrpc(decided.status());
+  ToProto(*decided, response->mutable_approval());
+  return grpc::Status::OK;
+}
+
+grpc::Status ToolGateService::AwaitApproval(
+    grpc::ServerContextBase* context, const v1::AwaitApprovalRequest* request,
+    v1::AwaitApprovalResponse* response) {
+  auto state = engine_->AwaitApproval(
+      request->run_id(), request->run_token(), request->approval_id(),
+      absl::Milliseconds(std::max<int64_t>(0, request->timeout_ms())),
+      ToCancelToken(context));
+  if (!state.ok()) return ToGrpc(state.status());
+  response->set_state(ToProto(*state));
   return grpc::Status::OK;
 }
 

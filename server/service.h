@@ -56,6 +56,17 @@ class ToolGateService final {
   grpc::Status ValidateToolOutput(grpc::ServerContextBase*,
                                   const v1::ValidateToolOutputRequest* request,
                                   v1::ValidateToolOutputResponse* response);
+  grpc::Status ListApprovals(grpc::ServerContextBase* context,
+                             const v1::ListApprovalsRequest* request,
+                             v1::ListApprovalsResponse* response);
+  grpc::Status DecideApproval(grpc::ServerContextBase* context,
+                              const v1::DecideApprovalRequest* request,
+                              v1::DecideApprovalResponse* response);
+  // Blocks until the approval is decided, expires or the wait ends: the
+  // raw service runs it on a thread of its own, not gRPC's.
+  grpc::Status AwaitApproval(grpc::ServerContextBase* context,
+                             const v1::AwaitApprovalRequest* request,
+                             v1::AwaitApprovalResponse* response);
 
  private:
   absl::Status CheckAdmin(const grpc::ServerContextBase& context) const;

@@ -37,7 +37,10 @@ Engine::Engine(EngineOptions options, AuditSink audit,
                                std::move(now)},
             &snapshots_),
       result_schemas_(options.result_schema_cache_bytes),
-      services_{options_, snapshots_, runs_, audit_} {}
+      approvals_(ApprovalStoreOptions{
+          absl::Seconds(options.approval_ttl_seconds), options.max_approvals,
+          options.max_pending_approvals_per_run}),
+      services_{options_, snapshots_, runs_, approvals_, audit_} {}
 
 absl::StatusOr<ValidateCallResponse> Engine::ValidateToolCall(
     const ValidateCallRequest& request) {

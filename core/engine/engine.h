@@ -13,6 +13,7 @@
 //   ValidateToolOutput  validate_tool_output.cc
 //   ExtractVerdict      extract_verdict.cc
 //   ListSnapshots       snapshot_pages.cc
+//   approvals           approvals.cc (the store is core/approval)
 //   snapshots and runs  engine.cc (straight to the stores)
 //
 // Errors a caller made (unknown snapshot, wrong run token, no output given)
@@ -32,6 +33,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "core/approval/approval_store.h"
 #include "core/engine/schema_cache.h"
 #include "core/gate/gate.h"
 #include "core/output/output.h"
@@ -91,6 +93,28 @@ class Engine {
   // CONTRACT_STOP value.
   absl::StatusOr<VerdictResponse> ExtractVerdict(const VerdictRequest& request);
 
+  // Approvals (ValidateToolCall asks for them in a run; see
+  // core/pipeline/approvals.h). Admin: list, oldest first; empty run_id and
+  // kUnspecified match all.
+  std::vector<Approval> ListApprovals(absl::string_view run_id,
+                                      ApprovalState state) const;
+  // Admin. INVALID_ARGUMENT for an empty approver, an approver over 256
+  // bytes or a reason over 4 KiB; NOT_FOUND for an unknown id;
+  // FAILED_PRECONDITION once it is no longer pending. Audited (who, when,
+  // why) before it is returned.
+  absl::StatusOr<Approval> DecideApproval(absl::string_view approval_id,
+                                          bool approve,
+                                          absl::string_view approver,
+                                          absl::string_view reason);
+  // Agent: the run must be open and the token match; returns as soon as
+  // the approval is decided or expires, else after `timeout` (PENDING) or
+  // when the caller goes (CANCELLED / DEADLINE_EXCEEDED).
+  absl::StatusOr<ApprovalState> AwaitApproval(absl::string_view run_id,
+                                              absl::string_view token,
+                                              absl::string_view approval_id,
+                                              absl::Duration timeout,
+                                              const CancelToken& cancel);
+
   const EngineOptions& options() const { return options_; }
   const SchemaCache& result_schema_cache() const { return result_schemas_; }
   // For the server's gauges (toolgate_snapshots, toolgate_open_runs).
@@ -110,6 +134,7 @@ class Engine {
   SnapshotStore snapshots_;
   RunRegistry runs_;
   SchemaCache result_schemas_;
+  ApprovalStore approvals_;
   // What the handlers see of the above; declared last, built from them.
   const Services services_;
 };

@@ -2,8 +2,10 @@
 
 #include <utility>
 
+#include "core/pipeline/approvals.h"
 #include "core/pipeline/audit_call.h"
 #include "core/pipeline/breaker.h"
+#include "core/pipeline/budgets.h"
 #include "core/pipeline/call_context.h"
 #include "core/pipeline/gate_stages.h"
 #include "core/pipeline/kill_switch.h"
@@ -41,6 +43,10 @@ constexpr Stage kValidateToolCall[] = {
     {"policy (arguments)", pipeline::CheckArgumentPolicy},
     {"policy (tool)", pipeline::RequireApproval},
     {"policy (run kill switch)", pipeline::ApplyKillSwitch},
+    // A human's approval asked for, or one presented spent (run only).
+    {"policy (approval)", pipeline::ApplyApprovals},
+    // Per-run call budgets, spent only by a turn about to be ALLOWed.
+    {"policy (call budgets)", pipeline::SpendCallBudgets},
     {"decide", pipeline::Decide},
     // The run's breaker count and the repair prompt.
     {"repair loop", pipeline::RecordLoop},

@@ -59,6 +59,10 @@ bool AllValid(const GateResult& result) {
 
 }  // namespace
 
+bool Allowable(const GateResult& result) {
+  return AllValid(result) && result.vetoes.empty();
+}
+
 void Decide(const GateOptions& options, GateResult* result) {
   if (!StillWaiting(options, result)) return;  // REJECT, undecided.
   if (!AllValid(*result)) {

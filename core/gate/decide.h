@@ -20,6 +20,12 @@ namespace toolgate {
 
 void Decide(const GateOptions& options, GateResult* result);
 
+// Whether Decide would ALLOW `result` or ask for approval, were it decided
+// now: every call read, resolved and valid, no violation, no veto. Policy
+// stages that spend something (an approval, a call budget) spend it only
+// on such a result.
+bool Allowable(const GateResult& result);
+
 }  // namespace toolgate
 
 #endif  // TOOLGATE_CORE_GATE_DECIDE_H_

@@ -47,6 +47,10 @@ struct EngineOptions {
   // A decision whose audit record could not be written is not returned:
   // the call fails UNAVAILABLE instead (never decided unaudited).
   bool audit_required = false;
+  // Approvals: how long a request stays decidable and usable, and caps.
+  int64_t approval_ttl_seconds = 900;
+  size_t max_approvals = 10000;
+  size_t max_pending_approvals_per_run = 64;
 };
 
 // ListSnapshots pages: page_size 0 means the default, more than the
@@ -71,6 +75,8 @@ struct ValidateCallRequest {
   // Not owned: must outlive the call (the server points it at the proto).
   absl::string_view output;
   bool syntax_repair = false;
+  // An approval of the run for the call in `output` (core/approval).
+  std::string approval_id;
   // Cancelled or past its deadline: CANCELLED / DEADLINE_EXCEEDED, no
   // decision, nothing counted toward the run's breaker.
   CancelToken cancel;
@@ -96,6 +102,10 @@ struct ValidateCallResponse {
   std::string stop_reason;
   std::string audit_id;
   std::string snapshot_id;
+  // The approval requested (NEEDS_APPROVAL) or used (ALLOW).
+  std::string approval_id;
+  // Why NEEDS_APPROVAL carries no approval id (a run is required).
+  std::string message;
 };
 
 struct ValidateOutputRequest {
@@ -154,6 +164,10 @@ struct AuditRecord {
   std::vector<std::string> codes;
   std::vector<std::string> repairs;  // Repair kinds applied, per call.
   int64_t latency_us = 0;  // From the request's arrival in the engine.
+  // Approvals: the one requested, used or decided; who decided and why.
+  std::string approval_id;
+  std::string approver;
+  std::string reason;
   // Null, or the request in proto JSON form (toolgate.v1 field names)
   // without snapshot_id, run_id and run_token: what replay decides again.
   Json payload;

@@ -17,6 +17,7 @@ absl::Status AuditCall(CallContext& call) {
   record.rpc = "ValidateToolCall";
   record.decision = std::string(DecisionName(response.decision));
   record.stop_reason = response.stop_reason;
+  record.approval_id = response.approval_id;
   for (const CallReport& c : response.calls) {
     record.tools.push_back(c.name);
     record.repairs.insert(record.repairs.end(), c.repairs.begin(),

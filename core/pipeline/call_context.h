@@ -47,6 +47,9 @@ struct CallContext {
   GateResult gate;                   // resolve tools, schema, policies, decide
   ValidateCallResponse response;     // resolve (ids), decide, repair loop
   bool decided_early = false;        // A stage settled the decision.
+  // The approval this turn consumed (policy (approval)); given back if a
+  // later stage refuses the turn.
+  std::string approval_used;
 };
 
 using StageFn = absl::Status (*)(CallContext& call);

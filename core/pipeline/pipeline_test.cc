@@ -39,7 +39,8 @@ class PipelineTest : public testing::Test {
     audited_.push_back(r);
     return true;
   }};
-  Services services_{options_, snapshots_, runs_, audit_};
+  ApprovalStore approvals_;
+  Services services_{options_, snapshots_, runs_, approvals_, audit_};
   ValidateCallRequest request_;
 };
 

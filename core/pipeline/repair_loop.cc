@@ -1,5 +1,7 @@
 #include "core/pipeline/repair_loop.h"
 
+#include "core/pipeline/approvals.h"
+#include "core/pipeline/budgets.h"
 #include "core/pipeline/kill_switch.h"
 #include "core/pipeline/repair_prompt.h"
 
@@ -7,11 +9,15 @@ namespace toolgate {
 namespace pipeline {
 namespace {
 
-// A write refused by the kill switch is not a misformatted call: it does
-// not count toward the breaker (the stop_reason already tells the agent).
+// A write refused by the kill switch, a spent call budget or an approval
+// not (yet) given is not a misformatted call: none counts toward the
+// breaker (the stop_reason already tells the agent).
 bool Misformatted(const ValidateCallResponse& response) {
   for (const Violation& v : response.violations) {
-    if (v.code != kKillSwitchReadOnly) return true;
+    if (v.code != kKillSwitchReadOnly && v.code != kCallBudgetExhausted &&
+        !IsApprovalCode(v.code)) {
+      return true;
+    }
   }
   return false;
 }

@@ -1,12 +1,14 @@
 // What every RPC handler and pipeline stage may use of the engine: its
-// options, its snapshot and run stores, and its audit trail. The Engine
-// owns them; handlers get them read-only (the stores synchronize
-// internally), so a stage cannot create or drop a snapshot or a run.
+// options, its snapshot and run stores, its approvals and its audit trail.
+// The Engine owns them; handlers get the stores read-only (they
+// synchronize internally), so a stage cannot create or drop a snapshot or
+// a run. Approvals are requested and consumed by the pipeline itself.
 #ifndef TOOLGATE_CORE_PIPELINE_SERVICES_H_
 #define TOOLGATE_CORE_PIPELINE_SERVICES_H_
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/approval/approval_store.h"
 #include "core/pipeline/api.h"
 #include "core/pipeline/audit_trail.h"
 #include "core/pipeline/target.h"
@@ -19,6 +21,7 @@ struct Services {
   const EngineOptions& options;
   const SnapshotStore& snapshots;
   const RunRegistry& runs;
+  ApprovalStore& approvals;
   const AuditTrail& audit;
 
   absl::StatusOr<Target> Resolve(absl::string_view snapshot_id,

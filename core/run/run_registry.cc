@@ -21,6 +21,7 @@ Run::Run(std::string id, std::shared_ptr<const Snapshot> snapshot,
       context_(std::move(context)),
       max_rejects_(max_consecutive_rejects),
       leaks_(std::move(leaks)),
+      budget_(snapshot_->settings()),
       health_(std::move(health)) {}
 
 LoopState Run::Current() const {

@@ -25,6 +25,7 @@
 #include "absl/time/time.h"
 #include "core/output/health_window.h"
 #include "core/policy/secret_checks.h"
+#include "core/run/call_budget.h"
 #include "core/snapshot/snapshot.h"
 
 namespace toolgate {
@@ -72,6 +73,9 @@ class Run {
   // The run's protected texts, for argument_leak; null when none.
   const policy::LeakDetector* leaks() const { return leaks_.get(); }
   int max_consecutive_rejects() const { return max_rejects_; }
+  // The run's call budgets (policy.max_calls_per_run and the settings'
+  // max_calls_per_run_by_class of its snapshot).
+  CallBudget& budget() { return budget_; }
 
   // The loop state before deciding anything: an open breaker means STOP.
   LoopState Current() const;
@@ -97,6 +101,7 @@ class Run {
   const std::map<std::string, std::string> context_;
   const int max_rejects_;
   const std::shared_ptr<const policy::LeakDetector> leaks_;
+  CallBudget budget_;
 
   mutable absl::Mutex mu_;
   int consecutive_rejects_ ABSL_GUARDED_BY(mu_) = 0;

@@ -1,0 +1,66 @@
+#include "core/pipeline/budgets.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/gate/decide.h"
+#include "core/run/call_budget.h"
+
+namespace toolgate {
+namespace pipeline {
+namespace {
+
+void Veto(GateResult& gate, const ToolSpec& tool, int call_index,
+          std::string message) {
+  Violation v;
+  v.code = std::string(kCallBudgetExhausted);
+  v.tool = tool.name;
+  v.message = std::move(message);
+  v.call_index = call_index;
+  gate.vetoes.push_back(std::move(v));
+  gate.veto_reason = std::string(kCallBudgetExhausted);
+}
+
+}  // namespace
+
+absl::Status SpendCallBudgets(CallContext& call) {
+  GateResult& gate = call.gate;
+  if (gate.needs_approval || !Allowable(gate)) return absl::OkStatus();
+  const RunSettings& settings = call.target.snapshot->settings();
+  std::vector<const ToolSpec*> tools;
+  bool budgeted = false;
+  for (const CheckedCall& c : gate.calls) {
+    tools.push_back(&c.tool->spec);
+    budgeted |= HasCallBudget(c.tool->spec, settings);
+  }
+  if (!budgeted) return absl::OkStatus();
+  Run* run = call.target.run.get();
+  if (run == nullptr) {
+    for (size_t i = 0; i < tools.size(); ++i) {
+      if (!HasCallBudget(*tools[i], settings)) continue;
+      Veto(gate, *tools[i], static_cast<int>(i),
+           "this tool's calls are counted per run: call it in a run "
+           "(OpenRun)");
+    }
+    return absl::OkStatus();
+  }
+  const int refused = run->budget().Reserve(tools);
+  if (refused < 0) return absl::OkStatus();
+  const ToolSpec& tool = *tools[refused];
+  Veto(gate, tool, refused,
+       absl::StrCat("run ", run->id(), " has used its call budget for ",
+                    tool.name, " (policy.max_calls_per_run ",
+                    tool.policy.max_calls_per_run,
+                    ", or its side effect's "
+                    "settings.max_calls_per_run_by_class)"));
+  if (!call.approval_used.empty()) {
+    call.services.approvals.Release(call.approval_used);
+    call.approval_used.clear();
+    call.response.approval_id.clear();
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace pipeline
+}  // namespace toolgate

@@ -1,0 +1,28 @@
+// Stage "policy (call budgets)": a turn the run would ALLOW spends one
+// call of every budget its calls count against (core/run/call_budget.h),
+// atomically; a turn past a budget is vetoed with call_budget_exhausted on
+// the first call past it, and an approval it consumed is given back.
+//
+// Runs after every other policy stage and just before decide, so that only
+// turns that would otherwise be ALLOWed spend budget. A stateless call of
+// a budgeted tool is refused too: a per-run budget cannot be counted
+// without a run. It can only refuse, never allow.
+#ifndef TOOLGATE_CORE_PIPELINE_BUDGETS_H_
+#define TOOLGATE_CORE_PIPELINE_BUDGETS_H_
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "core/pipeline/call_context.h"
+
+namespace toolgate {
+namespace pipeline {
+
+inline constexpr absl::string_view kCallBudgetExhausted =
+    "call_budget_exhausted";
+
+absl::Status SpendCallBudgets(CallContext& call);
+
+}  // namespace pipeline
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_PIPELINE_BUDGETS_H_
