@@ -146,6 +146,38 @@ TEST(AdminRole, ClientLibrarySendsTheTokenOnAdminCalls) {
                   .ok());
 }
 
+TEST(AdminRole, ApprovalDecisionsAreAdminOnly) {
+  const std::string token_file = TmpDir() + "/admin_token_approvals";
+  std::ofstream(token_file) << "tok-apr\n";
+  ServerProcess server({"--admin_token_file=" + token_file});
+  ASSERT_TRUE(server.started());
+  auto stub = v1::ToolGate::NewStub(grpc::CreateChannel(
+      server.address(), grpc::InsecureChannelCredentials()));
+  for (const std::string& token : {"", "tok-ap", "tok-apr"}) {
+    grpc::ClientContext list_ctx, decide_ctx;
+    if (!token.empty()) {
+      list_ctx.AddMetadata("authorization", "Bearer " + token);
+      decide_ctx.AddMetadata("authorization", "Bearer " + token);
+    }
+    v1::ListApprovalsResponse listed;
+    grpc::Status list =
+        stub->ListApprovals(&list_ctx, v1::ListApprovalsRequest(), &listed);
+    v1::DecideApprovalRequest decide;
+    decide.set_approval_id("apr_none");
+    decide.set_approve(true);
+    decide.set_approver("mallory");
+    v1::DecideApprovalResponse decided;
+    grpc::Status d = stub->DecideApproval(&decide_ctx, decide, &decided);
+    if (token == "tok-apr") {
+      EXPECT_TRUE(list.ok()) << list.error_message();
+      EXPECT_EQ(d.error_code(), grpc::StatusCode::NOT_FOUND);
+    } else {
+      EXPECT_EQ(list.error_code(), grpc::StatusCode::UNAUTHENTICATED) << token;
+      EXPECT_EQ(d.error_code(), grpc::StatusCode::UNAUTHENTICATED) << token;
+    }
+  }
+}
+
 TEST(AdminRole, UnreadableTokenFileFailsStartUp) {
   ServerProcess server({"--admin_token_file=" + TmpDir() + "/no_such_file"});
   EXPECT_FALSE(server.started());
