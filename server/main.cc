@@ -4,15 +4,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "core/engine/engine.h"
 #include "core/util/secret_file.h"
@@ -194,18 +195,30 @@ int Serve(const ServerOptions &options) {
                                              server.get(), health.get()});
   // Idle runs are refused from the moment they expire; this frees them
   // (and unpins their snapshots) even when no OpenRun comes to sweep.
-  absl::Notification stop_sweeping;
-  std::thread sweeper([&engine, &stop_sweeping, &options] {
+  // std:: primitives, not absl::Notification: TSan follows pthread's
+  // condition variables, not Debian's uninstrumented absl waits.
+  std::mutex sweep_mu;
+  std::condition_variable sweep_cv;
+  bool stop_sweeping = false;
+  std::thread sweeper([&] {
     const absl::Duration every = std::clamp(
         absl::Seconds(options.engine.run_idle_ttl_seconds) / 4,
         absl::Seconds(1), absl::Seconds(60));
-    while (!stop_sweeping.WaitForNotificationWithTimeout(every)) {
+    std::unique_lock<std::mutex> lock(sweep_mu);
+    while (!sweep_cv.wait_for(lock, absl::ToChronoSeconds(every),
+                              [&] { return stop_sweeping; })) {
+      lock.unlock();
       engine.SweepIdleRuns();
+      lock.lock();
     }
   });
   server->Wait();
   if (health != nullptr) health->Wait();
-  stop_sweeping.Notify();
+  {
+    std::lock_guard<std::mutex> lock(sweep_mu);
+    stop_sweeping = true;
+  }
+  sweep_cv.notify_all();
   sweeper.join();
   signals.join();
   if (audit != nullptr) audit->Close();
