@@ -68,7 +68,9 @@ std::optional<policy::ArgumentViolation> Check(const ArgumentRule& rule,
 
 void CheckBindings(const ArgumentPolicy& policy, const RunFacts& run,
                    const Json& args, Findings& out) {
-  for (const auto& [pointer, key] : policy.bind) {
+  for (const auto& [pointer, bound_key] : policy.bind) {
+    // A named copy: lambdas cannot capture structured bindings (C++17).
+    const std::string& key = bound_key;
     const auto it = run.context == nullptr
                         ? std::map<std::string, std::string>::const_iterator()
                         : run.context->find(key);
