@@ -44,6 +44,16 @@ const absl::flat_hash_set<std::string>& KnownCodes() {
       "malformed_tool_call", "unrecognized_output", "ambiguous_output",
       "trailing_code_block", "no_tool_call", "truncated_output",
       "not_a_tool_call", "evaluation_limit",
+      // ValidateToolCall, policy stages (docs/policy.md).
+      "parallel_not_allowed", "binding_context_missing", "binding_mismatch",
+      "path_outside_root", "path_invalid", "url_invalid",
+      "url_scheme_not_allowed", "url_host_not_allowed", "url_port_not_allowed",
+      "url_userinfo", "url_private_address", "shell_metacharacter",
+      "option_injection", "identifier_invalid", "text_invalid",
+      "text_too_long", "argument_injection", "argument_secret",
+      "argument_leak", "approval_pending", "approval_denied",
+      "approval_expired", "approval_used", "approval_mismatch",
+      "call_budget_exhausted",
       // ValidateToolOutput.
       "http_status", "content_type", "output_too_large", "markup_body",
       "invalid_utf8", "mcp_malformed_result", "mcp_is_error",
