@@ -114,10 +114,15 @@ void CheckStrings(const CheckedCall& call, const RunFacts& run, Findings& out) {
   const bool writes = call.tool->spec.side_effect != SideEffect::kRead;
   if (!writes && run.leaks == nullptr) return;
   ForEachStringValue(call.raw.arguments,
-                     [&](const std::string& text, const std::string& at) {
-                       if (writes) out.Add(policy::FindSecret(text), at);
-                       if (run.leaks != nullptr)
-                         out.Add(run.leaks->Check(text), at);
+                     [&](const std::string& text, const ValuePath& at) {
+                       if (writes) {
+                         if (auto found = policy::FindSecret(text))
+                           out.Add(found, at.Pointer());
+                       }
+                       if (run.leaks != nullptr) {
+                         if (auto found = run.leaks->Check(text))
+                           out.Add(found, at.Pointer());
+                       }
                      });
 }
 

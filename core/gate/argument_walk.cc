@@ -42,24 +42,47 @@ void Walk(J& value, const std::vector<std::string>& tokens, size_t i,
   }
 }
 
-void Strings(
-    const Json& value, const std::string& at,
-    const std::function<void(const std::string&, const std::string&)>& visit) {
-  if (value.is_string()) {
-    visit(value.get_ref<const std::string&>(), at);
-  } else if (value.is_array()) {
-    for (size_t k = 0; k < value.size(); ++k) {
-      Strings(value[k], absl::StrCat(at, "/", k), visit);
-    }
-  } else if (value.is_object()) {
-    for (auto it = value.begin(); it != value.end(); ++it) {
-      Strings(it.value(), absl::StrCat(at, "/", EscapePointerToken(it.key())),
-              visit);
+}  // namespace
+
+class StringWalker {
+ public:
+  using Visit = std::function<void(const std::string&, const ValuePath&)>;
+  explicit StringWalker(const Visit& visit) : visit_(visit) {}
+
+  void Walk(const Json& value) {
+    if (value.is_string()) {
+      visit_(value.get_ref<const std::string&>(), path_);
+    } else if (value.is_array()) {
+      for (size_t k = 0; k < value.size(); ++k) {
+        path_.steps_.push_back({nullptr, k});
+        Walk(value[k]);
+        path_.steps_.pop_back();
+      }
+    } else if (value.is_object()) {
+      for (auto it = value.begin(); it != value.end(); ++it) {
+        path_.steps_.push_back({&it.key(), 0});
+        Walk(it.value());
+        path_.steps_.pop_back();
+      }
     }
   }
-}
 
-}  // namespace
+ private:
+  const Visit& visit_;
+  ValuePath path_;
+};
+
+std::string ValuePath::Pointer() const {
+  std::string out;
+  for (const Step& step : steps_) {
+    if (step.key == nullptr) {
+      absl::StrAppend(&out, "/", step.index);
+    } else {
+      absl::StrAppend(&out, "/", EscapePointerToken(*step.key));
+    }
+  }
+  return out;
+}
 
 void ForEachAt(Json& arguments, absl::string_view pointer,
                const std::function<void(Json&, const std::string&)>& visit) {
@@ -74,8 +97,8 @@ void ForEachAt(
 
 void ForEachStringValue(
     const Json& arguments,
-    const std::function<void(const std::string&, const std::string&)>& visit) {
-  Strings(arguments, "", visit);
+    const std::function<void(const std::string&, const ValuePath&)>& visit) {
+  StringWalker(visit).Walk(arguments);
 }
 
 }  // namespace toolgate

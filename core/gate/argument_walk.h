@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "core/json/strict_json.h"
@@ -26,11 +27,27 @@ void ForEachAt(
     const Json& arguments, absl::string_view pointer,
     const std::function<void(const Json&, const std::string&)>& visit);
 
-// Calls visit(text, pointer) for each string value in `arguments` (object
+// Where a string value sits. The JSON Pointer is built only when asked
+// for: most strings are scanned and found clean, and building every
+// value's pointer allocated on every call of every write tool.
+class ValuePath {
+ public:
+  std::string Pointer() const;
+
+ private:
+  friend class StringWalker;
+  struct Step {
+    const std::string* key;  // Null for an array index.
+    size_t index;
+  };
+  std::vector<Step> steps_;
+};
+
+// Calls visit(text, path) for each string value in `arguments` (object
 // keys are names, not values, and are not visited).
 void ForEachStringValue(
     const Json& arguments,
-    const std::function<void(const std::string&, const std::string&)>& visit);
+    const std::function<void(const std::string&, const ValuePath&)>& visit);
 
 }  // namespace toolgate
 
