@@ -28,13 +28,13 @@ absl::Status SpendCallBudgets(CallContext& call) {
   GateResult& gate = call.gate;
   if (gate.needs_approval || !Allowable(gate)) return absl::OkStatus();
   const RunSettings& settings = call.target.snapshot->settings();
-  std::vector<const ToolSpec*> tools;
   bool budgeted = false;
   for (const CheckedCall& c : gate.calls) {
-    tools.push_back(&c.tool->spec);
     budgeted |= HasCallBudget(c.tool->spec, settings);
   }
-  if (!budgeted) return absl::OkStatus();
+  if (!budgeted) return absl::OkStatus();  // Most turns: nothing to count.
+  std::vector<const ToolSpec*> tools;
+  for (const CheckedCall& c : gate.calls) tools.push_back(&c.tool->spec);
   Run* run = call.target.run.get();
   if (run == nullptr) {
     for (size_t i = 0; i < tools.size(); ++i) {
