@@ -54,8 +54,7 @@ absl::Status ReadTextRule(FieldReader& r, const Json& rule,
       !s.ok())
     return s;
   if (auto s = r.Bool("strip_html", &out->strip_html); !s.ok()) return s;
-  if (auto s = r.Int("max_length", 1, policy::kMaxTextLength,
-                     &out->max_length);
+  if (auto s = r.Int("max_length", 1, policy::kMaxTextLength, &out->max_length);
       !s.ok())
     return s;
   std::string injection;

@@ -15,8 +15,8 @@ namespace {
 // as a fallback): their text is dropped with them, so "<script>" bodies
 // never reach the next prompt.
 constexpr GumboTag kDroppedTags[] = {
-    GUMBO_TAG_SCRIPT,   GUMBO_TAG_STYLE,    GUMBO_TAG_TEMPLATE,
-    GUMBO_TAG_NOSCRIPT, GUMBO_TAG_NOEMBED,  GUMBO_TAG_NOFRAMES,
+    GUMBO_TAG_SCRIPT,   GUMBO_TAG_STYLE,   GUMBO_TAG_TEMPLATE,
+    GUMBO_TAG_NOSCRIPT, GUMBO_TAG_NOEMBED, GUMBO_TAG_NOFRAMES,
     GUMBO_TAG_IFRAME,   GUMBO_TAG_OBJECT,
 };
 
@@ -153,8 +153,8 @@ std::optional<ArgumentViolation> CheckText(absl::string_view value,
       return MakeViolation(
           "text_too_long",
           absl::StrCat("is ", length, " characters (Unicode code points)",
-                       rule.strip_html ? " without its HTML" : "",
-                       "; at most ", rule.max_length, " are allowed"));
+                       rule.strip_html ? " without its HTML" : "", "; at most ",
+                       rule.max_length, " are allowed"));
     }
   }
   if (rule.reject_injection) {
