@@ -121,6 +121,7 @@ void ToProto(const ValidateCallResponse& in,
     call->set_arguments_json(c.arguments_json);
     for (const std::string& r : c.repairs) call->add_repairs(r);
     for (const std::string& p : c.coercions) call->add_coercions(p);
+    for (const std::string& p : c.sanitizations) call->add_sanitizations(p);
     call->set_source(c.source);
     call->set_candidates_seen(c.candidates_seen);
   }

@@ -36,7 +36,8 @@ constexpr Stage kValidateToolCall[] = {
     // native output parsed strictly.
     {"repair + strict parse", pipeline::ParseCalls},
     {"resolve tool", pipeline::ResolveTools},
-    // Only the coercions the tool's policy lists, before the schema.
+    // Only the coercions the tool's policy lists, and its text rules' HTML
+    // stripping, before the schema.
     {"policy (coerce)", pipeline::CoerceArguments},
     {"schema", pipeline::CheckArguments},
     // Bindings, argument rules, secrets, leaks, parallel calls.

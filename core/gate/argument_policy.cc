@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/gate/argument_walk.h"
 #include "core/policy/argument_checks.h"
+#include "core/policy/text_checks.h"
 
 namespace toolgate {
 namespace {
@@ -47,6 +48,8 @@ absl::string_view InvalidCode(ArgumentRule::Kind kind) {
       return "shell_metacharacter";
     case ArgumentRule::Kind::kIdentifier:
       return "identifier_invalid";
+    case ArgumentRule::Kind::kText:
+      return "text_invalid";
   }
   return "identifier_invalid";
 }
@@ -62,6 +65,9 @@ std::optional<policy::ArgumentViolation> Check(const ArgumentRule& rule,
       return policy::CheckShellArg(value);
     case ArgumentRule::Kind::kIdentifier:
       return policy::CheckIdentifier(value, *rule.identifier);
+    case ArgumentRule::Kind::kText:
+      // Already stripped by "policy (coerce)" when the rule says so.
+      return policy::CheckText(value, rule.text);
   }
   return policy::MakeViolation("identifier_invalid", "unknown rule");
 }

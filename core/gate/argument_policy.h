@@ -12,9 +12,12 @@
 //   binding_mismatch         the bound argument is not the context value,
 //                            byte for byte (a non-string never is)
 //   path_*, url_*, shell_metacharacter, option_injection,
-//   identifier_invalid       policy.arguments (core/policy/argument_checks.h);
-//                            a non-string value at a ruled pointer is
-//                            refused with the kind's *_invalid code
+//   identifier_invalid,
+//   text_too_long,
+//   argument_injection       policy.arguments (core/policy/argument_checks.h,
+//                            text_checks.h); a non-string value at a ruled
+//                            pointer is refused with the kind's *_invalid
+//                            code (text_invalid for text)
 //   argument_secret          a string argument of a write or destructive
 //                            tool holds a credential (secret_checks.h)
 //   argument_leak            a string argument holds 32 bytes of one of

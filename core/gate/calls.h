@@ -39,6 +39,8 @@ struct RawCall {
   ReadError error;
   // Pointers of the values policy.coerce turned into their type.
   std::vector<std::string> coercions;
+  // Pointers of the text values a `text` rule's strip_html changed.
+  std::vector<std::string> sanitizations;
 };
 
 struct RawCalls {

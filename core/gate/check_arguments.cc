@@ -38,7 +38,8 @@ void CheckCall(CheckedCall& call, int index, const GateOptions& options,
 void CheckArguments(const GateOptions& options, GateResult* result) {
   for (size_t i = 0; i < result->calls.size(); ++i) {
     CheckedCall& call = result->calls[i];
-    if (call.tool == nullptr) continue;  // Unread or unknown: invalid.
+    if (call.tool == nullptr) continue;        // Unread or unknown: invalid.
+    if (call.refused_before_schema) continue;  // Already has its reason.
     if (!StillWaiting(options, result)) return;
     CheckCall(call, static_cast<int>(i), options, &result->violations);
   }

@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "core/gate/argument_walk.h"
+#include "core/policy/text_checks.h"
 
 namespace toolgate {
 namespace {
@@ -30,6 +31,53 @@ std::optional<Json> IntegerFromText(absl::string_view text) {
   return Json(n);
 }
 
+void CoerceCall(const ArgumentPolicy& arguments, CheckedCall& call) {
+  for (const auto& [pointer, coercion] : arguments.coerce) {
+    ForEachAt(call.raw.arguments, pointer,
+              [&, c = coercion](Json& value, const std::string& at) {
+                if (!value.is_string()) return;
+                std::optional<Json> coerced =
+                    CoercedValue(c, value.get_ref<const std::string&>());
+                if (!coerced.has_value()) return;
+                value = *std::move(coerced);
+                call.raw.coercions.push_back(at);
+              });
+  }
+}
+
+// A non-string is left for the schema and then the rule's check
+// (text_invalid): there is nothing to strip.
+void StripCall(const ArgumentPolicy& arguments, int index,
+               policy::StripBudget& budget, CheckedCall& call,
+               GateResult* result) {
+  for (const auto& [pointer, rule] : arguments.rules) {
+    if (rule.kind != ArgumentRule::Kind::kText || !rule.text.strip_html) {
+      continue;
+    }
+    ForEachAt(call.raw.arguments, pointer,
+              [&](Json& value, const std::string& at) {
+                if (!value.is_string()) return;
+                std::string text;
+                auto refused = policy::StripHtml(
+                    value.get_ref<const std::string&>(), budget, &text);
+                if (refused.has_value()) {
+                  Violation v;
+                  v.code = std::move(refused->code);
+                  v.tool = call.raw.name;
+                  v.pointer = at;
+                  v.message = std::move(refused->message);
+                  v.call_index = index;
+                  result->violations.push_back(std::move(v));
+                  call.refused_before_schema = true;
+                  return;
+                }
+                if (text == value.get_ref<const std::string&>()) return;
+                value = std::move(text);
+                call.raw.sanitizations.push_back(at);
+              });
+  }
+}
+
 }  // namespace
 
 std::optional<Json> CoercedValue(Coercion coercion, absl::string_view text) {
@@ -45,21 +93,15 @@ std::optional<Json> CoercedValue(Coercion coercion, absl::string_view text) {
 }
 
 void CoerceArguments(GateResult* result) {
-  for (CheckedCall& call : result->calls) {
+  // One parse budget for the whole output, as the output gate has.
+  policy::StripBudget budget;
+  for (size_t i = 0; i < result->calls.size(); ++i) {
+    CheckedCall& call = result->calls[i];
     if (call.tool == nullptr || !call.raw.error.ok()) continue;
-    const ArgumentPolicy* policy = call.tool->spec.policy.arguments.get();
-    if (policy == nullptr || policy->coerce.empty()) continue;
-    for (const auto& [pointer, coercion] : policy->coerce) {
-      ForEachAt(call.raw.arguments, pointer,
-                [&, c = coercion](Json& value, const std::string& at) {
-                  if (!value.is_string()) return;
-                  std::optional<Json> coerced =
-                      CoercedValue(c, value.get_ref<const std::string&>());
-                  if (!coerced.has_value()) return;
-                  value = *std::move(coerced);
-                  call.raw.coercions.push_back(at);
-                });
-    }
+    const ArgumentPolicy* arguments = call.tool->spec.policy.arguments.get();
+    if (arguments == nullptr) continue;
+    CoerceCall(*arguments, call);
+    StripCall(*arguments, static_cast<int>(i), budget, call, result);
   }
 }
 

@@ -1,5 +1,6 @@
 // Stage "policy (coerce)": the explicit coercions a tool's policy allows
-// (policy.coerce), applied before the schema sees the arguments.
+// (policy.coerce) and the HTML stripping its `text` rules ask for,
+// applied before the schema sees the arguments.
 //
 // Only a string at a listed pointer is coerced, and only when it is exactly
 // the target type's text: integer_from_string takes -?(0|[1-9][0-9]*)
@@ -10,6 +11,14 @@
 // coerced. Each coerced value's pointer is listed in the call's
 // `coercions`, and an ALLOWed call's arguments_json holds the coerced
 // values: what was validated is what runs.
+//
+// In the same stage, each string at a pointer of a `text` rule with
+// strip_html is replaced by its text without HTML (policy::StripHtml,
+// core/policy/text_checks.h), so the schema and the argument checks see
+// what will run. A changed value's pointer is listed in the call's
+// `sanitizations`; an unchanged one is not. A value the stripper refuses
+// (past the per-output parse budget, or escaped markup) is a text_invalid
+// violation and the call skips the schema: it is never passed unstripped.
 //
 // Takes result->calls as resolve_tools.h left them.
 // Thread-safety: pure function.

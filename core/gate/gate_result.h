@@ -41,6 +41,9 @@ struct CheckedCall {
   RawCall raw;
   const CompiledTool* tool = nullptr;  // Null when unresolved.
   bool valid = false;
+  // Refused by "policy (coerce)" (text it could not strip): the schema
+  // does not see it, so nothing can make it valid again.
+  bool refused_before_schema = false;
 };
 
 struct GateResult {

@@ -25,6 +25,7 @@
 #include "absl/strings/string_view.h"
 #include "core/json/strict_json.h"
 #include "core/policy/argument_checks.h"
+#include "core/policy/text_checks.h"
 
 namespace toolgate {
 
@@ -53,13 +54,14 @@ enum class Coercion { kIntegerFromString, kBooleanFromString };
 absl::string_view CoercionName(Coercion coercion);
 
 // A constraint on one string argument (policy.arguments; the checks are
-// core/policy/argument_checks.h).
+// core/policy/argument_checks.h and text_checks.h).
 struct ArgumentRule {
-  enum class Kind { kPath, kUrl, kShellArg, kIdentifier };
+  enum class Kind { kPath, kUrl, kShellArg, kIdentifier, kText };
   Kind kind = Kind::kShellArg;
   policy::PathRule path;                             // kPath.
   policy::UrlRule url;                               // kUrl.
   std::optional<policy::IdentifierRule> identifier;  // kIdentifier.
+  policy::TextRule text;                             // kText.
 };
 
 absl::string_view ArgumentRuleKindName(ArgumentRule::Kind kind);

@@ -47,6 +47,32 @@ absl::Status ReadPorts(FieldReader& r, const Json& rule,
   return absl::OkStatus();
 }
 
+// {"kind":"text","strip_html":bool,"max_length":N,"injection":"reject"}.
+absl::Status ReadTextRule(FieldReader& r, const Json& rule,
+                          policy::TextRule* out) {
+  if (auto s = r.OnlyKeys({"kind", "strip_html", "max_length", "injection"});
+      !s.ok())
+    return s;
+  if (auto s = r.Bool("strip_html", &out->strip_html); !s.ok()) return s;
+  if (auto s = r.Int("max_length", 1, policy::kMaxTextLength, &out->max_length);
+      !s.ok())
+    return s;
+  std::string injection;
+  if (auto s = r.String("injection", false, &injection); !s.ok()) return s;
+  // Only "reject": a "warn" the gate could not act on is refused, not
+  // silently ignored.
+  if (rule.contains("injection")) {
+    if (injection != "reject") {
+      return r.Fail("/injection", "\"injection\" must be \"reject\"");
+    }
+    out->reject_injection = true;
+  }
+  if (auto s = policy::ValidateTextRule(*out); !s.ok()) {
+    return r.Fail("", s.message());
+  }
+  return absl::OkStatus();
+}
+
 // The kind's own members; `r` reads the rule object.
 absl::Status ReadRuleBody(FieldReader& r, const Json& rule,
                           const std::string& kind, ArgumentRule* out) {
@@ -82,11 +108,13 @@ absl::Status ReadRuleBody(FieldReader& r, const Json& rule,
     if (!compiled.ok()) return r.Fail("/pattern", compiled.status().message());
     out->identifier = *std::move(compiled);
     return absl::OkStatus();
+  } else if (kind == "text") {
+    out->kind = ArgumentRule::Kind::kText;
+    return ReadTextRule(r, rule, &out->text);
   } else {
-    // "text" (strip_html, injection) is specified but not built yet: a rule
-    // toolgate cannot apply is refused, never ignored.
     return r.Fail("/kind",
-                  "must be \"path\", \"url\", \"shell_arg\" or \"identifier\"");
+                  "must be \"path\", \"url\", \"shell_arg\", "
+                  "\"identifier\" or \"text\"");
   }
   if (!checked.ok()) return r.Fail("", checked.message());
   return absl::OkStatus();
@@ -129,6 +157,11 @@ Json ArgumentRuleToJson(const ArgumentRule& rule) {
     case ArgumentRule::Kind::kIdentifier:
       j["pattern"] = rule.identifier->pattern();
       break;
+    case ArgumentRule::Kind::kText:
+      j["strip_html"] = rule.text.strip_html;
+      if (rule.text.max_length > 0) j["max_length"] = rule.text.max_length;
+      if (rule.text.reject_injection) j["injection"] = "reject";
+      break;
     case ArgumentRule::Kind::kShellArg:
       break;
   }
@@ -147,6 +180,8 @@ absl::string_view ArgumentRuleKindName(ArgumentRule::Kind kind) {
       return "shell_arg";
     case ArgumentRule::Kind::kIdentifier:
       return "identifier";
+    case ArgumentRule::Kind::kText:
+      return "text";
   }
   return "shell_arg";
 }

@@ -110,11 +110,29 @@ TEST(ManifestPolicy, ArgumentRulesOfEveryKindRoundTrip) {
               "ports":[443,8443]},
       "/any_url":{"kind":"url","schemes":["http","https"]},
       "/arg":{"kind":"shell_arg"},
-      "/sku":{"kind":"identifier","pattern":"[A-Z]{3}-[0-9]+"}}}}])"),
+      "/sku":{"kind":"identifier","pattern":"[A-Z]{3}-[0-9]+"},
+      "/body":{"kind":"text","strip_html":true,"max_length":2000,
+               "injection":"reject"},
+      "/notes/*":{"kind":"text","max_length":1000000},
+      "/prompt":{"kind":"text","injection":"reject"}}}}])"),
                          ManifestFormat::kToolgate);
   ASSERT_TRUE(m.ok()) << m.status();
   const auto& rules = m->tools[0].policy.arguments->rules;
-  ASSERT_EQ(rules.size(), 6u);
+  ASSERT_EQ(rules.size(), 9u);
+  EXPECT_EQ(rules.at("/body").kind, ArgumentRule::Kind::kText);
+  EXPECT_TRUE(rules.at("/body").text.strip_html);
+  EXPECT_EQ(rules.at("/body").text.max_length, 2000);
+  EXPECT_TRUE(rules.at("/body").text.reject_injection);
+  EXPECT_FALSE(rules.at("/notes/*").text.strip_html);
+  EXPECT_FALSE(rules.at("/notes/*").text.reject_injection);
+  EXPECT_EQ(rules.at("/prompt").text.max_length, 0);
+  const std::string canonical = CanonicalJson(ManifestToJson(*m));
+  EXPECT_THAT(canonical,
+              HasSubstr(R"("/body":{"injection":"reject","kind":"text",)"
+                        R"("max_length":2000,"strip_html":true})"));
+  EXPECT_THAT(canonical,
+              HasSubstr(R"("/prompt":{"injection":"reject","kind":"text",)"
+                        R"("strip_html":false})"));
   EXPECT_EQ(rules.at("/path").kind, ArgumentRule::Kind::kPath);
   EXPECT_EQ(rules.at("/path").path.root, "/srv/reports");
   EXPECT_TRUE(rules.at("/files/*").path.allow_absolute);
@@ -137,7 +155,21 @@ TEST(ManifestPolicy, RefusesArgumentRulesItCannotApply) {
     const char* message;
   };
   const Case kCases[] = {
-      {R"({"kind":"text","max_length":10})", "must be \"path\", \"url\""},
+      {R"({"kind":"txt"})", "or \"text\""},
+      {R"({"kind":"text","max_length":0})", "from 1 to 1000000"},
+      {R"({"kind":"text","max_length":1000001})", "/max_length"},
+      {R"({"kind":"text","max_length":-5})", "/max_length"},
+      {R"({"kind":"text","max_length":10.5})", "/max_length"},
+      {R"({"kind":"text","max_length":"10"})", "/max_length"},
+      {R"({"kind":"text","injection":"warn"})",
+       "/injection: tool \"a\": \"injection\" must be \"reject\""},
+      {R"({"kind":"text","injection":""})", "must be \"reject\""},
+      {R"({"kind":"text","injection":true})", "/injection"},
+      {R"({"kind":"text","strip_html":"yes"})", "/strip_html"},
+      {R"({"kind":"text","strip_html":true,"strip_tags":true})",
+       "unknown field"},
+      {R"({"kind":"text"})", "would check nothing"},
+      {R"({"kind":"text","strip_html":false})", "would check nothing"},
       {R"({"kind":"regex"})", "/tools/0/policy/arguments/~1v/kind"},
       {R"({"root":"/srv"})", "\"kind\""},
       {R"("path")", "must be an object"},

@@ -88,6 +88,8 @@ struct CallReport {
   std::string arguments_json;  // Canonical; empty when unreadable.
   std::vector<std::string> repairs;
   std::vector<std::string> coercions;  // Pointers policy.coerce coerced.
+  // Pointers of text values a `text` rule's strip_html changed.
+  std::vector<std::string> sanitizations;
   std::string source;
   int candidates_seen = 0;
 };

@@ -28,6 +28,7 @@ CallReport ToReport(CheckedCall& c) {
   if (c.raw.error.ok()) report.arguments_json = CanonicalJson(c.raw.arguments);
   report.repairs = std::move(c.raw.repairs);
   report.coercions = std::move(c.raw.coercions);
+  report.sanitizations = std::move(c.raw.sanitizations);
   report.source = std::move(c.raw.source);
   report.candidates_seen = c.raw.candidates_seen;
   return report;
