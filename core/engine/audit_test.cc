@@ -151,3 +151,52 @@ TEST_F(AuditTest, WithoutRequiredAFailedRecordDoesNotStopTheDecision) {
 
 }  // namespace
 }  // namespace toolgate
+
+namespace toolgate {
+namespace {
+
+TEST(ApprovalAudit, RequestUseAndDecisionAreRecorded) {
+  std::vector<AuditRecord> records;
+  Engine engine(EngineOptions(), [&](const AuditRecord& r) {
+    records.push_back(r);
+    return true;
+  });
+  auto snapshot = engine.CreateSnapshot(
+      R"({"toolgate":"v1","tools":[{"name":"wire","side_effect":"destructive",
+        "input_schema":{"type":"object"},"policy":{"requires_approval":true}}]})",
+      ManifestFormat::kAuto, "");
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  auto run = engine.OpenRun((*snapshot)->id(), "model-x", {}, {});
+  ASSERT_TRUE(run.ok()) << run.status();
+  ValidateCallRequest call;
+  call.run_id = run->run->id();
+  call.run_token = run->token;
+  call.kind = OutputKind::kNative;
+  call.output = R"({"name":"wire","arguments":{"amount":5}})";
+  auto asked = engine.ValidateToolCall(call);
+  ASSERT_TRUE(asked.ok()) << asked.status();
+  ASSERT_EQ(asked->decision, Decision::kNeedsApproval);
+  auto decided = engine.DecideApproval(asked->approval_id, true,
+                                       "alice@example.com", "ticket 42");
+  ASSERT_TRUE(decided.ok()) << decided.status();
+  call.approval_id = asked->approval_id;
+  auto used = engine.ValidateToolCall(call);
+  ASSERT_TRUE(used.ok()) << used.status();
+  EXPECT_EQ(used->decision, Decision::kAllow);
+
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].decision, "NEEDS_APPROVAL");
+  EXPECT_EQ(records[0].approval_id, asked->approval_id);
+  EXPECT_EQ(records[1].rpc, "DecideApproval");
+  EXPECT_EQ(records[1].decision, "APPROVED");
+  EXPECT_EQ(records[1].approver, "alice@example.com");
+  EXPECT_EQ(records[1].reason, "ticket 42");
+  EXPECT_EQ(records[1].run_id, run->run->id());
+  EXPECT_EQ(records[1].model, "model-x");
+  EXPECT_THAT(records[1].tools, ElementsAre("wire"));
+  EXPECT_EQ(records[2].decision, "ALLOW");
+  EXPECT_EQ(records[2].approval_id, asked->approval_id);
+}
+
+}  // namespace
+}  // namespace toolgate
