@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "core/output/injection.h"
+#include "core/text/tag_openers.h"
 
 namespace toolgate::policy {
 namespace {
@@ -27,28 +28,8 @@ bool Dropped(GumboTag tag) {
   return false;
 }
 
-// Where the HTML tokenizer can start a tag, comment or doctype.
-size_t FindTagOpener(absl::string_view text, size_t from = 0) {
-  for (size_t i = text.find('<', from); i != absl::string_view::npos;
-       i = text.find('<', i + 1)) {
-    if (i + 1 >= text.size()) break;
-    const char c = text[i + 1];
-    if (absl::ascii_isalpha(static_cast<unsigned char>(c)) || c == '!' ||
-        c == '/' || c == '?') {
-      return i;
-    }
-  }
-  return absl::string_view::npos;
-}
-
-size_t CountTagOpeners(absl::string_view text) {
-  size_t n = 0;
-  for (size_t i = FindTagOpener(text); i != absl::string_view::npos;
-       i = FindTagOpener(text, i + 1)) {
-    ++n;
-  }
-  return n;
-}
+using text::CountTagOpeners;
+using text::FindTagOpener;
 
 // Text nodes in document order, skipping dropped elements. Iterative: a
 // value may nest elements thousands deep.

@@ -36,19 +36,15 @@
 
 #include "absl/strings/string_view.h"
 #include "core/output/internal/string_scan.h"
+#include "core/text/tag_openers.h"
 
 namespace toolgate {
 namespace output {
 namespace internal {
 
-// Offset of the first tag opener at or after `from`: "<" followed by an
-// ASCII letter, "!", "/" or "?". Only there does the HTML tokenizer start a
-// tag, comment or doctype, so a string without one is text to any HTML
-// parser and needs no parse. npos when there is none.
-size_t FindTagOpener(absl::string_view text, size_t from = 0);
-
-// Number of tag openers in `text`: what bounds the parser's work on it.
-size_t CountTagOpeners(absl::string_view text);
+// Tag openers: core/text/tag_openers.h.
+using ::toolgate::text::CountTagOpeners;
+using ::toolgate::text::FindTagOpener;
 
 // True when every tag opener in `text` starts a plain start tag "<name>"
 // (no attributes, not self-closing) whose name HTML does not know, or one
