@@ -1,8 +1,10 @@
 // loadgen: a closed-loop gRPC load generator for a toolgate sidecar on this
-// machine. Each of --concurrency workers sends ValidateToolCall with the
-// payloads of bench/engine/payloads.h, waits for the answer, records its
-// latency and sends the next, until --duration_seconds (or --max_requests)
-// is reached. Prints one human line and one JSON line (last) on stdout.
+// machine. Each of --concurrency workers sends the requests of --mix
+// (ValidateToolCall or ExtractVerdict with the payloads of
+// bench/engine/payloads.h, or grpc.health.v1.Health/Check as the
+// baseline), waits for the answer, records its latency and sends the next,
+// until --duration_seconds (or --max_requests) is reached. Prints one
+// human line and one JSON line (last) on stdout.
 //
 // Closed loop means latency here is service time at that concurrency; it
 // does not show the queueing an open-loop (fixed arrival rate) client
@@ -26,6 +28,7 @@
 #include "bench/load/options.h"
 #include "bench/load/stats.h"
 #include "bench/load/workload.h"
+#include "client/health_check.h"
 #include "grpcpp/grpcpp.h"
 #include "toolgate/v1/toolgate.grpc.pb.h"
 
@@ -44,6 +47,7 @@ std::chrono::system_clock::time_point Deadline(
 
 struct Shared {
   v1::ToolGate::Stub* stub = nullptr;
+  const HealthStub* health = nullptr;
   Clock::time_point stop_at;
   int64_t max_requests = 0;  // 0: unbounded.
   std::chrono::milliseconds rpc_timeout{5000};
@@ -56,6 +60,7 @@ struct WorkerStats {
   int64_t unexpected = 0;
   int64_t run_resets = 0;
   DecisionCounts decisions{};
+  std::map<std::string, int64_t> outcomes;  // Verdict and health answers.
   std::map<std::string, int64_t> error_codes;
   std::string first_error;
 };
@@ -90,36 +95,97 @@ void MaybeResetRun(Shared& shared, const Item& item,
   }
 }
 
+// Times one RPC: `call` runs under a fresh context with the per-RPC
+// deadline; its latency is recorded whatever the outcome.
+template <typename Call>
+grpc::Status Timed(Shared& shared, WorkerStats* stats, Call call) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(Deadline(shared.rpc_timeout));
+  const Clock::time_point start = Clock::now();
+  grpc::Status s = call(&ctx);
+  stats->latencies_ns.push_back(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start)
+          .count());
+  if (!s.ok()) {
+    RecordError(StatusCodeName(s.error_code()), s.error_message(), stats);
+  }
+  return s;
+}
+
+// A worker's response messages, cleared and reused for every request (as
+// before the verdict and health mixes existed), so that their allocations
+// are not re-made per call.
+struct Responses {
+  v1::ValidateToolCallResponse call;
+  v1::ExtractVerdictResponse verdict;
+};
+
+void SendCall(Shared& shared, const Item& item, WorkerStats* stats,
+              v1::ValidateToolCallResponse* resp) {
+  resp->Clear();
+  grpc::Status s = Timed(shared, stats, [&](grpc::ClientContext* ctx) {
+    return shared.stub->ValidateToolCall(ctx, item.request, resp);
+  });
+  if (!s.ok()) return;
+  const int d = resp->decision();
+  ++stats->decisions[d >= 0 && d < kDecisionCount ? d : 0];
+  if (d == v1::DECISION_UNSPECIFIED) {
+    RecordError("DECISION_UNSPECIFIED", "server sent no decision", stats);
+  } else if (d != item.expect) {
+    ++stats->unexpected;
+  }
+  MaybeResetRun(shared, item, *resp, stats);
+}
+
+// Anything but PASS is an error: the envelope always holds a valid result.
+void SendVerdict(Shared& shared, const Item& item, WorkerStats* stats,
+                 v1::ExtractVerdictResponse* resp) {
+  resp->Clear();
+  grpc::Status s = Timed(shared, stats, [&](grpc::ClientContext* ctx) {
+    return shared.stub->ExtractVerdict(ctx, item.verdict, resp);
+  });
+  if (!s.ok()) return;
+  const std::string label = OutcomeLabel(resp->outcome());
+  ++stats->outcomes[label];
+  if (resp->outcome() != v1::OUTCOME_PASS) {
+    RecordError(label, "verdict is not PASS: " + resp->stop_reason(), stats);
+  }
+}
+
+// Anything but SERVING is an error.
+void SendHealth(Shared& shared, const Item& item, WorkerStats* stats) {
+  int status = client::kHealthUnknown;
+  grpc::Status s = Timed(shared, stats, [&](grpc::ClientContext* ctx) {
+    return shared.health->Check(ctx, item.health, &status);
+  });
+  if (!s.ok()) return;
+  const std::string label = client::HealthStatusName(status);
+  ++stats->outcomes[label];
+  if (status != client::kHealthServing) {
+    RecordError(label, "health status is not SERVING", stats);
+  }
+}
+
 void Work(Shared& shared, const std::vector<Item>& items, size_t first,
           WorkerStats* stats) {
-  v1::ValidateToolCallResponse resp;
+  Responses resp;
   for (size_t i = first; Clock::now() < shared.stop_at; ++i) {
     if (shared.max_requests > 0 &&
         shared.issued.fetch_add(1) >= shared.max_requests) {
       break;
     }
     const Item& item = items[i % items.size()];
-    grpc::ClientContext ctx;
-    ctx.set_deadline(Deadline(shared.rpc_timeout));
-    resp.Clear();
-    const Clock::time_point start = Clock::now();
-    grpc::Status s = shared.stub->ValidateToolCall(&ctx, item.request, &resp);
-    stats->latencies_ns.push_back(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() -
-                                                             start)
-            .count());
-    if (!s.ok()) {
-      RecordError(StatusCodeName(s.error_code()), s.error_message(), stats);
-      continue;
+    switch (item.rpc) {
+      case Rpc::kValidateToolCall:
+        SendCall(shared, item, stats, &resp.call);
+        break;
+      case Rpc::kExtractVerdict:
+        SendVerdict(shared, item, stats, &resp.verdict);
+        break;
+      case Rpc::kHealthCheck:
+        SendHealth(shared, item, stats);
+        break;
     }
-    const int d = resp.decision();
-    ++stats->decisions[d >= 0 && d < kDecisionCount ? d : 0];
-    if (d == v1::DECISION_UNSPECIFIED) {
-      RecordError("DECISION_UNSPECIFIED", "server sent no decision", stats);
-    } else if (d != item.expect) {
-      ++stats->unexpected;
-    }
-    MaybeResetRun(shared, item, resp, stats);
   }
 }
 
@@ -138,6 +204,7 @@ LoadReport Merge(const LoadgenOptions& options, double elapsed,
     for (int d = 0; d < kDecisionCount; ++d) {
       report.decisions[d] += w.decisions[d];
     }
+    for (const auto& [label, n] : w.outcomes) report.outcomes[label] += n;
     for (const auto& [code, n] : w.error_codes) report.error_codes[code] += n;
     if (!w.first_error.empty()) {
       std::cerr << "loadgen: first error: " << w.first_error << "\n";
@@ -202,8 +269,10 @@ int Main(const LoadgenOptions& options) {
     return 2;
   }
   auto stub = v1::ToolGate::NewStub(channel);
+  const HealthStub health(channel);
   Shared shared;
   shared.stub = stub.get();
+  shared.health = &health;
   shared.max_requests = options.max_requests;
   shared.rpc_timeout = std::chrono::milliseconds(options.rpc_timeout_ms);
   // Snapshot lookups and OpenRun happen before the clock starts.

@@ -1,11 +1,14 @@
 // The load generator's pure parts: flags (loopback-only rule included),
-// percentiles and the report lines.
+// percentiles, the report lines and what each mix sends.
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "bench/engine/payloads.h"
 #include "bench/load/options.h"
 #include "bench/load/stats.h"
 #include "bench/load/workload.h"
+#include "client/health_check.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -83,6 +86,82 @@ TEST(ParseLoadgenFlags, DefaultsAndValues) {
   EXPECT_EQ(o->label, "x y");
 }
 
+struct MixCase {
+  std::string name;
+  Mix mix;
+  Rpc rpc;
+  size_t payloads;  // ValidateToolCall payloads the mix cycles through.
+};
+
+const std::vector<MixCase>& MixCases() {
+  static const auto* kCases = new std::vector<MixCase>{
+      {"allow", Mix::kAllow, Rpc::kValidateToolCall, 3},
+      {"reject", Mix::kReject, Rpc::kValidateToolCall, 3},
+      {"text", Mix::kText, Rpc::kValidateToolCall, 6},
+      {"mixed", Mix::kMixed, Rpc::kValidateToolCall, 12},
+      {"health", Mix::kHealth, Rpc::kHealthCheck, 0},
+      {"verdict", Mix::kVerdict, Rpc::kExtractVerdict, 0},
+  };
+  return *kCases;
+}
+
+TEST(ParseLoadgenFlags, EveryMixByName) {
+  for (const MixCase& c : MixCases()) {
+    for (const char* mode : {"stateless", "run"}) {
+      auto o = ParseLoadgenFlags({"--mix=" + c.name, "--mode", mode});
+      ASSERT_TRUE(o.ok()) << c.name << " " << mode << ": " << o.status();
+      EXPECT_EQ(o->mix, c.mix) << c.name;
+      EXPECT_EQ(ModeName(o->mode), mode);
+    }
+    EXPECT_EQ(MixName(c.mix), c.name);
+  }
+}
+
+TEST(RpcOf, EachMixSendsOneRpc) {
+  for (const MixCase& c : MixCases()) {
+    EXPECT_EQ(RpcOf(c.mix), c.rpc) << c.name;
+    EXPECT_EQ(PayloadNames(c.mix).size(), c.payloads) << c.name;
+  }
+}
+
+TEST(VerdictItem, BenchEnvelopeStrictDefaultSchema) {
+  const Item item = VerdictItem();
+  EXPECT_EQ(item.rpc, Rpc::kExtractVerdict);
+  EXPECT_EQ(item.verdict.envelope(), bench::VerdictEnvelope());
+  EXPECT_GT(item.verdict.envelope().size(), 3000u);
+  EXPECT_EQ(item.verdict.result_schema(), "");  // The default schema.
+  EXPECT_EQ(item.verdict.repair(), v1::REPAIR_POLICY_STRICT);
+  // Bound to no snapshot or run until BuildItems.
+  EXPECT_EQ(item.verdict.snapshot_id(), "");
+  EXPECT_EQ(item.verdict.run_id(), "");
+  EXPECT_EQ(item.request.ByteSizeLong(), 0u);
+}
+
+TEST(HealthItem, PreEncodedRequestForTheWholeServer) {
+  const Item item = HealthItem();
+  EXPECT_EQ(item.rpc, Rpc::kHealthCheck);
+  // service "" is the empty message in proto3.
+  EXPECT_EQ(client::EncodeHealthCheckRequest(""), "");
+  EXPECT_TRUE(item.health.Valid());
+  EXPECT_EQ(item.health.Length(), 0u);
+  EXPECT_EQ(item.request.ByteSizeLong(), 0u);
+  EXPECT_EQ(item.verdict.ByteSizeLong(), 0u);
+}
+
+TEST(OutcomeLabel, DropsThePrefix) {
+  const std::vector<std::pair<int, std::string>> cases = {
+      {v1::OUTCOME_UNSPECIFIED, "UNSPECIFIED"},
+      {v1::OUTCOME_PASS, "PASS"},
+      {v1::OUTCOME_FAIL, "FAIL"},
+      {v1::OUTCOME_REFUSED, "REFUSED"},
+      {v1::OUTCOME_CONTRACT_STOP, "CONTRACT_STOP"},
+      {42, "OUTCOME_42"},
+  };
+  for (const auto& [outcome, label] : cases) {
+    EXPECT_EQ(OutcomeLabel(outcome), label) << outcome;
+  }
+}
+
 TEST(ParseLoadgenFlags, RefusesBadFlags) {
   const std::vector<std::vector<std::string>> cases = {
       {"--addr=10.1.2.3:50051"},
@@ -93,6 +172,8 @@ TEST(ParseLoadgenFlags, RefusesBadFlags) {
       {"--concurrency=257"},
       {"--mode=batch"},
       {"--mix=all"},
+      {"--mix=Health"},
+      {"--mix=verdicts"},
       {"--max_requests=-1"},
       {"--max_requests=lots"},
       {"--rpc_timeout_ms=0"},
@@ -171,6 +252,21 @@ TEST(Report, JsonLineCarriesTheCounts) {
   EXPECT_EQ(j["error_codes"]["UNAVAILABLE"], 1);
   EXPECT_THAT(HumanLine(r), HasSubstr("qps=1.5"));
   EXPECT_THAT(HumanLine(r), HasSubstr("REJECT=2"));
+  EXPECT_TRUE(j["outcomes"].empty());
+}
+
+TEST(Report, OutcomesOfHealthAndVerdictMixes) {
+  LoadReport r;
+  r.options.mix = Mix::kHealth;
+  r.requests = 3;
+  r.errors = 1;
+  r.outcomes = {{"SERVING", 2}, {"NOT_SERVING", 1}};
+  auto j = nlohmann::json::parse(JsonLine(r));
+  EXPECT_EQ(j["mix"], "health");
+  EXPECT_EQ(j["outcomes"]["SERVING"], 2);
+  EXPECT_EQ(j["outcomes"]["NOT_SERVING"], 1);
+  EXPECT_EQ(j["decisions"]["ALLOW"], 0);  // The field stays, all zero.
+  EXPECT_THAT(HumanLine(r), HasSubstr("outcomes NOT_SERVING=1 SERVING=2"));
 }
 
 TEST(PayloadNames, MixedInterleavesEveryPayloadOnce) {

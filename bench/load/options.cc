@@ -51,10 +51,18 @@ absl::string_view ModeName(Mode mode) {
 
 absl::string_view MixName(Mix mix) {
   switch (mix) {
-    case Mix::kAllow: return "allow";
-    case Mix::kReject: return "reject";
-    case Mix::kText: return "text";
-    case Mix::kMixed: return "mixed";
+    case Mix::kAllow:
+      return "allow";
+    case Mix::kReject:
+      return "reject";
+    case Mix::kText:
+      return "text";
+    case Mix::kMixed:
+      return "mixed";
+    case Mix::kHealth:
+      return "health";
+    case Mix::kVerdict:
+      return "verdict";
   }
   return "?";
 }
@@ -113,12 +121,15 @@ const std::map<std::string, Setter>& Setters() {
        IntIn(&LoadgenOptions::duration_seconds, 1, kMaxDurationSeconds)},
       {"concurrency", IntIn(&LoadgenOptions::concurrency, 1, kMaxConcurrency)},
       {"rpc_timeout_ms", IntIn(&LoadgenOptions::rpc_timeout_ms, 1, 60000)},
-      {"mode", OneOf<Mode>(&LoadgenOptions::mode, {{"stateless", Mode::kStateless},
-                                                   {"run", Mode::kRun}})},
+      {"mode",
+       OneOf<Mode>(&LoadgenOptions::mode,
+                   {{"stateless", Mode::kStateless}, {"run", Mode::kRun}})},
       {"mix", OneOf<Mix>(&LoadgenOptions::mix, {{"allow", Mix::kAllow},
                                                 {"reject", Mix::kReject},
                                                 {"text", Mix::kText},
-                                                {"mixed", Mix::kMixed}})},
+                                                {"mixed", Mix::kMixed},
+                                                {"health", Mix::kHealth},
+                                                {"verdict", Mix::kVerdict}})},
       {"max_requests",
        [](const std::string& v, LoadgenOptions* o) {
          if (!absl::SimpleAtoi(v, &o->max_requests) || o->max_requests < 0) {
@@ -171,13 +182,16 @@ absl::StatusOr<LoadgenOptions> ParseLoadgenFlags(
 std::string LoadgenUsage() {
   return absl::StrCat(
       "usage: loadgen [--addr=127.0.0.1:50051] [--duration_seconds=10 (max ",
-      kMaxDurationSeconds, ")]\n"
+      kMaxDurationSeconds,
+      ")]\n"
       "               [--concurrency=4] [--mode=stateless|run]\n"
-      "               [--mix=allow|reject|text|mixed] [--max_requests=0]\n"
-      "               [--rpc_timeout_ms=5000] [--label=TEXT]\n"
-      "Sends ValidateToolCall in a closed loop to a toolgate sidecar on this\n"
-      "machine (loopback or unix: addresses only) and prints one human line\n"
-      "and one JSON line.\n");
+      "               [--mix=allow|reject|text|mixed|health|verdict]\n"
+      "               [--max_requests=0] [--rpc_timeout_ms=5000] "
+      "[--label=TEXT]\n"
+      "Sends ValidateToolCall (allow, reject, text, mixed), Health/Check\n"
+      "(health; ignores --mode=run) or ExtractVerdict (verdict) in a closed\n"
+      "loop to a toolgate sidecar on this machine (loopback or unix:\n"
+      "addresses only) and prints one human line and one JSON line.\n");
 }
 
 }  // namespace load

@@ -23,9 +23,12 @@ namespace load {
 // authorization and the breaker bookkeeping to every call).
 enum class Mode { kStateless, kRun };
 
-// Which ValidateToolCall payloads (bench/engine/payloads.h) are sent.
-// mixed interleaves all of allow, reject and text.
-enum class Mix { kAllow, kReject, kText, kMixed };
+// What is sent. allow, reject, text and mixed are ValidateToolCall with
+// the payloads of bench/engine/payloads.h (mixed interleaves all of allow,
+// reject and text). health is grpc.health.v1.Health/Check (service ""),
+// the baseline the others are compared to; verdict is ExtractVerdict with
+// the bench VerdictEnvelope() and the default result schema.
+enum class Mix { kAllow, kReject, kText, kMixed, kHealth, kVerdict };
 
 absl::string_view ModeName(Mode mode);
 absl::string_view MixName(Mix mix);

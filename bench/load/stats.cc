@@ -62,6 +62,10 @@ std::string HumanLine(const LoadReport& r) {
   for (int d = 0; d < kDecisionCount; ++d) {
     absl::StrAppend(&line, " ", DecisionLabel(d), "=", r.decisions[d]);
   }
+  if (!r.outcomes.empty()) absl::StrAppend(&line, " outcomes");
+  for (const auto& [label, n] : r.outcomes) {
+    absl::StrAppend(&line, " ", label, "=", n);
+  }
   absl::StrAppend(&line, " unexpected=", r.unexpected,
                   " run_resets=", r.run_resets,
                   absl::StrFormat(" client_cpu=%.2fs", r.client_cpu_seconds));
@@ -97,7 +101,8 @@ std::string JsonLine(const LoadReport& r) {
       {"unexpected", r.unexpected},
       {"run_resets", r.run_resets},
       {"client_cpu_s", std::round(r.client_cpu_seconds * 1000) / 1000},
-      {"error_codes", r.error_codes}};
+      {"error_codes", r.error_codes},
+      {"outcomes", r.outcomes}};
   return j.dump();
 }
 

@@ -41,10 +41,15 @@ struct LoadReport {
   LoadgenOptions options;
   double elapsed_seconds = 0;
   int64_t requests = 0;      // Completed RPCs, failed ones included.
-  int64_t errors = 0;        // Non-OK status or an UNSPECIFIED decision.
+  // Non-OK status, an UNSPECIFIED decision, a verdict other than PASS
+  // (verdict mix) or a health status other than SERVING (health mix).
+  int64_t errors = 0;
   int64_t unexpected = 0;    // OK, but not the decision the payload expects.
   int64_t run_resets = 0;    // ResetRun calls (run mode, untimed).
-  DecisionCounts decisions{};
+  DecisionCounts decisions{};  // ValidateToolCall mixes.
+  // verdict mix: outcome ("PASS", "FAIL", ...); health mix: serving status
+  // ("SERVING", "NOT_SERVING", ...) -> count. Empty for the other mixes.
+  std::map<std::string, int64_t> outcomes;
   std::map<std::string, int64_t> error_codes;  // gRPC code name -> count.
   LatencySummary latency;    // Over all completed RPCs.
   // CPU (user + system) this process used during the measured window: on
