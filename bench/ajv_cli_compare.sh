@@ -67,7 +67,12 @@ for c in "${corpora[@]}"; do
      [ ! -s "$work/tg.out" ]; then
     printf '%-24s toolgate refused the schema: %s\n' "$c" "$(head -c 120 "$work/tg.err")"; continue
   fi
-  "$node" "$repo/bench/schema/ajv_cli.js" "$ajv_dir/node_modules" "$s" <"$work/in.jsonl" >"$work/ajv.out"
+  if ! "$node" "$repo/bench/schema/ajv_cli.js" "$ajv_dir/node_modules" "$s" \
+      <"$work/in.jsonl" >"$work/ajv.out" 2>"$work/ajv.err"; then
+    printf '%-24s AJV refused the schema: %s\n' "$c" \
+      "$(grep -m1 -E 'Error' "$work/ajv.err" | head -c 120)"
+    continue
+  fi
   note=""
   tg_valid=$(grep -c '^{"valid":true}$' "$work/tg.out" || true)
   ajv_valid=$(grep -c '^{"valid":true}$' "$work/ajv.out" || true)
