@@ -200,3 +200,45 @@ TEST(ApprovalAudit, RequestUseAndDecisionAreRecorded) {
 
 }  // namespace
 }  // namespace toolgate
+
+namespace toolgate {
+namespace {
+
+// A decision withheld because its record could not be written spends
+// neither the approval it presented nor the run's call budget.
+TEST(ApprovalAudit, WithheldDecisionGivesBackApprovalAndBudget) {
+  bool fail = false;
+  EngineOptions options;
+  options.audit_required = true;
+  Engine engine(options, [&](const AuditRecord&) { return !fail; });
+  auto snapshot = engine.CreateSnapshot(
+      R"({"toolgate":"v1","tools":[{"name":"wire","side_effect":"destructive",
+        "input_schema":{"type":"object"},
+        "policy":{"requires_approval":true,"max_calls_per_run":1}}]})",
+      ManifestFormat::kAuto, "");
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  auto run = engine.OpenRun((*snapshot)->id(), "m", {}, {});
+  ASSERT_TRUE(run.ok()) << run.status();
+  ValidateCallRequest call;
+  call.run_id = run->run->id();
+  call.run_token = run->token;
+  call.kind = OutputKind::kNative;
+  call.output = R"({"name":"wire","arguments":{}})";
+  auto asked = engine.ValidateToolCall(call);
+  ASSERT_TRUE(asked.ok()) << asked.status();
+  ASSERT_TRUE(
+      engine.DecideApproval(asked->approval_id, true, "alice", "").ok());
+  call.approval_id = asked->approval_id;
+
+  fail = true;
+  EXPECT_EQ(engine.ValidateToolCall(call).status().code(),
+            absl::StatusCode::kUnavailable);
+  fail = false;
+  auto used = engine.ValidateToolCall(call);
+  ASSERT_TRUE(used.ok()) << used.status();
+  EXPECT_EQ(used->decision, Decision::kAllow);
+  EXPECT_EQ(run->run->budget().used("wire"), 1);
+}
+
+}  // namespace
+}  // namespace toolgate

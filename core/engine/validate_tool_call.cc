@@ -61,6 +61,7 @@ absl::StatusOr<ValidateCallResponse> HandleValidateToolCall(
   pipeline::CallContext call(services, request);
   if (absl::Status status = pipeline::RunStages(kValidateToolCall, call);
       !status.ok()) {
+    pipeline::GiveBackSpending(call);
     return status;
   }
   return std::move(call.response);

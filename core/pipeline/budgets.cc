@@ -46,7 +46,10 @@ absl::Status SpendCallBudgets(CallContext& call) {
     return absl::OkStatus();
   }
   const int refused = run->budget().Reserve(tools);
-  if (refused < 0) return absl::OkStatus();
+  if (refused < 0) {
+    call.budget_spent = std::move(tools);
+    return absl::OkStatus();
+  }
   const ToolSpec& tool = *tools[refused];
   Veto(gate, tool, refused,
        absl::StrCat("run ", run->id(), " has used its call budget for ",
@@ -60,6 +63,17 @@ absl::Status SpendCallBudgets(CallContext& call) {
     call.response.approval_id.clear();
   }
   return absl::OkStatus();
+}
+
+void GiveBackSpending(CallContext& call) {
+  if (!call.approval_used.empty()) {
+    call.services.approvals.Release(call.approval_used);
+    call.approval_used.clear();
+  }
+  if (!call.budget_spent.empty() && call.target.run != nullptr) {
+    call.target.run->budget().Release(call.budget_spent);
+    call.budget_spent.clear();
+  }
 }
 
 }  // namespace pipeline

@@ -22,6 +22,12 @@ inline constexpr absl::string_view kCallBudgetExhausted =
 
 absl::Status SpendCallBudgets(CallContext& call);
 
+// Gives back the approval and the budget a call spent when it ends without
+// a decision after spending them (the caller went away, or its audit
+// record could not be written under audit_required): a call nobody gets
+// an answer for must not use up its run.
+void GiveBackSpending(CallContext& call);
+
 }  // namespace pipeline
 }  // namespace toolgate
 

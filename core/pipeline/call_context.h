@@ -16,6 +16,9 @@
 #ifndef TOOLGATE_CORE_PIPELINE_CALL_CONTEXT_H_
 #define TOOLGATE_CORE_PIPELINE_CALL_CONTEXT_H_
 
+#include <string>
+#include <vector>
+
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -47,9 +50,11 @@ struct CallContext {
   GateResult gate;                   // resolve tools, schema, policies, decide
   ValidateCallResponse response;     // resolve (ids), decide, repair loop
   bool decided_early = false;        // A stage settled the decision.
-  // The approval this turn consumed (policy (approval)); given back if a
-  // later stage refuses the turn.
+  // The approval this turn consumed (policy (approval)) and the call
+  // budgets it spent (policy (call budgets)); given back if a later stage
+  // refuses the turn or the call ends without a decision.
   std::string approval_used;
+  std::vector<const ToolSpec*> budget_spent;
 };
 
 using StageFn = absl::Status (*)(CallContext& call);
