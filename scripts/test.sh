@@ -73,7 +73,7 @@ if [ -z "${TOOLGATE_QUICK:-}" ]; then
   bazel_suite "tsan" "$cache/toolgate-bazel-tsan" \
     "//core/run/... //core/engine/... //core/pipeline/... //core/snapshot/... //core/schema/... //server/... //client/... //tests/integration/..." \
     --config=tsan
-  script_stage "fuzz smoke (each target ${FUZZ_SECONDS:-60}s)" \
+  script_stage "fuzz smoke (each target ${FUZZ_SECONDS:-30}s)" \
     tests/fuzz/ci_smoke.sh
   script_stage "soak smoke (20k calls)" bench/soak/run_soak.sh 20000
 fi
