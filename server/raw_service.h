@@ -73,6 +73,8 @@ class RawToolGateService final : public grpc::Service {
            grpc::Status (ToolGateService::*method)(grpc::ServerContextBase*,
                                                    const Request*, Response*),
            bool waits = false);
+  // ValidateToolCallStream, the one method that reads many messages.
+  void AddToolCallStream();
 
   ToolGateService* const typed_;
   ServerMetrics* const metrics_;
