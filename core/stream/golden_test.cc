@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "core/engine/engine.h"
+#include "core/pipeline/audit_payload.h"
+#include "core/replay/replay.h"
 #include "core/stream/assembler.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -102,6 +104,22 @@ TEST_P(Golden, DecidesAsExpectedAndAsTheUnaryOutput) {
     EXPECT_EQ(got.calls[i].id, whole.calls[i].id);
     EXPECT_EQ(got.calls[i].arguments_json, whole.calls[i].arguments_json);
   }
+}
+
+// An audit payload of a stream replays to the same decision.
+TEST_P(Golden, AuditPayloadReplaysToTheSameDecision) {
+  const GoldenStream& c = GetParam();
+  ValidateCallRequest streamed;
+  streamed.kind = OutputKind::kStream;
+  streamed.stream_format = c.format;
+  streamed.stream_events.assign(c.events.begin(), c.events.end());
+  const Json payload = CallPayload(streamed);
+  auto local = LocalRedecider::ForManifest(testutil::GoldenManifest());
+  ASSERT_TRUE(local.ok()) << local.status();
+  auto again = (*local)->Decide("ValidateToolCall", payload);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->decision, c.expected["decision"].get<std::string>());
+  EXPECT_EQ(again->codes, c.expected["codes"].get<std::vector<std::string>>());
 }
 
 INSTANTIATE_TEST_SUITE_P(
