@@ -132,10 +132,11 @@ size_t Accumulated::bytes() const {
   return n;
 }
 
-Assembly Accumulated::Build() const {
+Assembly Accumulated::Build() {
   Assembly out;
   if (calls.empty()) {
-    out.output = text;
+    out.output = std::move(text);
+    text.clear();
     return out;
   }
   Json message = {{"role", "assistant"}};

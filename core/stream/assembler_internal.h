@@ -27,9 +27,9 @@ struct Accumulated {
   std::vector<StreamedCall> calls;
 
   size_t bytes() const;
-  // Text only: the text. With calls: an OpenAI assistant message (see
-  // assembler.h).
-  Assembly Build() const;
+  // Text only: the text (moved, not copied: it may be most of the
+  // stream). With calls: an OpenAI assistant message (see assembler.h).
+  Assembly Build();
 };
 
 // Reading a member of an event: absent and null are "absent"; a member of
