@@ -38,8 +38,8 @@ absl::Status ToolCallStream::SetHeader(
 
 absl::Status ToolCallStream::CheckHeader(
     const v1::ToolCallStreamRequest& m) const {
-  const std::pair<const char*, std::pair<const std::string*,
-                                         const std::string*>>
+  const std::pair<const char*,
+                  std::pair<const std::string*, const std::string*>>
       strings[] = {
           {"snapshot_id", {&m.snapshot_id(), &header_.snapshot_id()}},
           {"run_id", {&m.run_id(), &header_.run_id()}},

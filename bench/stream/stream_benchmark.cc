@@ -61,8 +61,9 @@ std::vector<std::string> Stream(Format format, const std::string& args,
       R"({"id":"chatcmpl-9x","object":"chat.completion.chunk","created":1732600000,"model":"gpt-4o","choices":[{"index":0,"delta":)";
   switch (format) {
     case Format::kOpenAIChat:
-      ev.push_back(chat_head +
-                   R"({"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":""}}]},"finish_reason":null}]})");
+      ev.push_back(
+          chat_head +
+          R"({"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":""}}]},"finish_reason":null}]})");
       for (const auto& p : parts) {
         ev.push_back(chat_head +
                      R"({"tool_calls":[{"index":0,"function":{"arguments":)" +
@@ -86,24 +87,29 @@ std::vector<std::string> Stream(Format format, const std::string& args,
           R"({"type":"response.completed","sequence_number":4,"response":{"status":"completed"}})");
       break;
     case Format::kAnthropicMessages:
-      ev.push_back(R"({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude","stop_reason":null}})");
-      ev.push_back(R"({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}})");
+      ev.push_back(
+          R"({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude","stop_reason":null}})");
+      ev.push_back(
+          R"({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}})");
       for (const auto& p : parts) {
         ev.push_back(
             R"({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":)" +
             Q(p) + "}}");
       }
       ev.push_back(R"({"type":"content_block_stop","index":0})");
-      ev.push_back(R"({"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":89}})");
+      ev.push_back(
+          R"({"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":89}})");
       ev.push_back(R"({"type":"message_stop"})");
       break;
     default:  // Gemini: text deltas, then the whole call.
       for (const auto& p : Fragments(std::string(args.size(), 'w'), fragment)) {
-        ev.push_back(R"({"candidates":[{"content":{"role":"model","parts":[{"text":)" +
-                     Q(p) + R"(}]},"index":0}],"modelVersion":"gemini-2.5-flash"})");
+        ev.push_back(
+            R"({"candidates":[{"content":{"role":"model","parts":[{"text":)" +
+            Q(p) + R"(}]},"index":0}],"modelVersion":"gemini-2.5-flash"})");
       }
-      ev.push_back(R"({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":)" +
-                   args + R"(}}]},"finishReason":"STOP","index":0}]})");
+      ev.push_back(
+          R"({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":)" +
+          args + R"(}}]},"finishReason":"STOP","index":0}]})");
   }
   return ev;
 }
@@ -131,9 +137,15 @@ void Assemble(benchmark::State& state, Format format) {
   state.counters["held_bytes"] = static_cast<double>(held);
 }
 
-void BM_AssembleOpenAIChat(benchmark::State& s) { Assemble(s, Format::kOpenAIChat); }
-void BM_AssembleOpenAIResponses(benchmark::State& s) { Assemble(s, Format::kOpenAIResponses); }
-void BM_AssembleAnthropic(benchmark::State& s) { Assemble(s, Format::kAnthropicMessages); }
+void BM_AssembleOpenAIChat(benchmark::State& s) {
+  Assemble(s, Format::kOpenAIChat);
+}
+void BM_AssembleOpenAIResponses(benchmark::State& s) {
+  Assemble(s, Format::kOpenAIResponses);
+}
+void BM_AssembleAnthropic(benchmark::State& s) {
+  Assemble(s, Format::kAnthropicMessages);
+}
 void BM_AssembleGemini(benchmark::State& s) { Assemble(s, Format::kGemini); }
 
 // {argument bytes, fragment bytes}: token-sized fragments (8 B) of a
@@ -144,7 +156,8 @@ BENCHMARK(BM_AssembleOpenAIResponses) SIZES;
 BENCHMARK(BM_AssembleAnthropic) SIZES;
 BENCHMARK(BM_AssembleGemini) SIZES;
 
-constexpr char kManifest[] = R"([{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"location":{"type":"string"},"unit":{"type":"string","enum":["celsius","fahrenheit"]},"note":{"type":"string"}},"required":["location"],"additionalProperties":false}}}])";
+constexpr char kManifest[] =
+    R"([{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"location":{"type":"string"},"unit":{"type":"string","enum":["celsius","fahrenheit"]},"note":{"type":"string"}},"required":["location"],"additionalProperties":false}}}])";
 
 // A whole decision: the stream through the engine, against the same
 // content sent whole as native_json (the floor a stream cannot beat).

@@ -31,16 +31,16 @@ long RssKb(int pid) {
   return -1;
 }
 
-constexpr char kManifest[] = R"([{"type":"function","function":{"name":"get_time","parameters":{"type":"object","properties":{"timezone":{"type":"string"}},"required":["timezone"]}}}])";
+constexpr char kManifest[] =
+    R"([{"type":"function","function":{"name":"get_time","parameters":{"type":"object","properties":{"timezone":{"type":"string"}},"required":["timezone"]}}}])";
 
 void Run(testutil::ServerProcess& server, v1::ToolGate::Stub& stub,
          const std::string& snapshot, const std::string& kind, long mb) {
   const std::string filler(1000, 'x');
   const std::string event =
-      kind == "empty"
-          ? R"({"usageMetadata":{"note":")" + filler + R"("}})"
-          : R"({"candidates":[{"content":{"parts":[{"text":")" + filler +
-                R"("}]}}]})";
+      kind == "empty" ? R"({"usageMetadata":{"note":")" + filler + R"("}})"
+                      : R"({"candidates":[{"content":{"parts":[{"text":")" +
+                            filler + R"("}]}}]})";
   const long events = mb * 1000000 / static_cast<long>(event.size());
   const long before = RssKb(server.pid());
   long peak = before;
@@ -58,7 +58,8 @@ void Run(testutil::ServerProcess& server, v1::ToolGate::Stub& stub,
     if ((sent / 100) % 500 == 0) peak = std::max(peak, RssKb(server.pid()));
   }
   v1::ToolCallStreamRequest last;
-  last.add_events(R"({"candidates":[{"content":{"parts":[{"text":"."}]},"finishReason":"STOP"}]})");
+  last.add_events(
+      R"({"candidates":[{"content":{"parts":[{"text":"."}]},"finishReason":"STOP"}]})");
   writer->Write(last);
   writer->WritesDone();
   grpc::Status status = writer->Finish();
@@ -82,8 +83,8 @@ int Main(int argc, char** argv) {
   testutil::ServerProcess server(
       {"--max_input_bytes=67108864", "--max_stream_events=100000000"});
   if (!server.started()) return 1;
-  auto stub = v1::ToolGate::NewStub(
-      grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials()));
+  auto stub = v1::ToolGate::NewStub(grpc::CreateChannel(
+      server.address(), grpc::InsecureChannelCredentials()));
   grpc::ClientContext ctx;
   v1::CreateSnapshotRequest req;
   req.set_manifest_json(kManifest);

@@ -44,15 +44,18 @@ class AnthropicAssembler final : public Assembler {
     if (!event.is_object() || GetString(event, "type", &type) != Got::kOk) {
       return Fail(kMalformedStream, "an event needs a string \"type\"");
     }
-    if (completed()) return Fail(kMalformedStream, "an event after message_stop");
+    if (completed())
+      return Fail(kMalformedStream, "an event after message_stop");
     if (*type == "ping") return;
     if (*type == "error") {
-      return Fail(kStreamError, absl::StrCat("the provider sent an error: ",
-                                             Describe(event.value("error", Json()))));
+      return Fail(kStreamError,
+                  absl::StrCat("the provider sent an error: ",
+                               Describe(event.value("error", Json()))));
     }
     if (*type == "message_start") return Start(event);
     if (!started_) {
-      return Fail(kMalformedStream, absl::StrCat(*type, " before message_start"));
+      return Fail(kMalformedStream,
+                  absl::StrCat(*type, " before message_start"));
     }
     if (*type == "content_block_start") return BlockStart(event);
     if (*type == "content_block_delta") return BlockDelta(event);
@@ -113,9 +116,9 @@ class AnthropicAssembler final : public Assembler {
     } else if (*type == "thinking" || *type == "redacted_thinking") {
       blocks_.push_back({Kind::kThinking});
     } else {
-      Fail(kMalformedStream, absl::StrCat("content block type ",
-                                          TruncatedJson(*type),
-                                          " is not assembled"));
+      Fail(kMalformedStream,
+           absl::StrCat("content block type ", TruncatedJson(*type),
+                        " is not assembled"));
     }
   }
 

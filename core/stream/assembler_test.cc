@@ -31,7 +31,7 @@ std::ostream& operator<<(std::ostream& os, const Case& c) {
 }
 
 Assembly Assemble(Format format, const std::vector<std::string>& events,
-             const Limits& limits = Limits()) {
+                  const Limits& limits = Limits()) {
   auto assembler = Assembler::Create(format, limits);
   for (const std::string& e : events) assembler->Add(e);
   return assembler->Finish();
@@ -59,12 +59,13 @@ const Format kResp = Format::kOpenAIResponses;
 const Format kAnth = Format::kAnthropicMessages;
 const Format kGem = Format::kGemini;
 
-std::string Chunk(const std::string& delta, const std::string& finish = "null") {
-  return R"({"choices":[{"index":0,"delta":)" + delta +
-         R"(,"finish_reason":)" + finish + "}]}";
+std::string Chunk(const std::string& delta,
+                  const std::string& finish = "null") {
+  return R"({"choices":[{"index":0,"delta":)" + delta + R"(,"finish_reason":)" +
+         finish + "}]}";
 }
-const std::string kOpen =
-    Chunk(R"({"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":""}}]})");
+const std::string kOpen = Chunk(
+    R"({"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":""}}]})");
 const std::string kArgs =
     Chunk(R"({"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]})");
 const std::string kFinish = Chunk("{}", R"("tool_calls")");
@@ -75,48 +76,82 @@ INSTANTIATE_TEST_SUITE_P(
     OpenAIChat, Table,
     ::testing::Values(
         Case{"call", kChat, {kOpen, kArgs, kFinish, "[DONE]"}, "", kCallOut},
-        Case{"done_with_spaces", kChat, {kOpen, kArgs, kFinish, " [DONE]\n"},
-             "", kCallOut},
-        Case{"text", kChat,
-             {Chunk(R"({"content":"a"})"), Chunk(R"({"content":"b"})", R"("stop")")},
-             "", "ab"},
-        Case{"refusal_is_text", kChat,
-             {Chunk(R"({"refusal":"no"})", R"("stop")")}, "", "no"},
+        Case{"done_with_spaces",
+             kChat,
+             {kOpen, kArgs, kFinish, " [DONE]\n"},
+             "",
+             kCallOut},
+        Case{"text",
+             kChat,
+             {Chunk(R"({"content":"a"})"),
+              Chunk(R"({"content":"b"})", R"("stop")")},
+             "",
+             "ab"},
+        Case{"refusal_is_text",
+             kChat,
+             {Chunk(R"({"refusal":"no"})", R"("stop")")},
+             "",
+             "no"},
         Case{"empty_stream", kChat, {}, "truncated_stream", "", ""},
-        Case{"second_done", kChat, {kOpen, kArgs, kFinish, "[DONE]", "[DONE]"},
-             "malformed_stream", "", "/events/4"},
-        Case{"event_after_done", kChat,
+        Case{"second_done",
+             kChat,
+             {kOpen, kArgs, kFinish, "[DONE]", "[DONE]"},
+             "malformed_stream",
+             "",
+             "/events/4"},
+        Case{"event_after_done",
+             kChat,
              {kOpen, kArgs, kFinish, "[DONE]", R"({"choices":[]})"},
              "malformed_stream"},
-        Case{"named_again", kChat,
+        Case{"named_again",
+             kChat,
              {kOpen,
               Chunk(R"({"tool_calls":[{"index":0,"function":{"name":"g"}}]})"),
               kFinish},
-             "malformed_stream", "", "/events/1"},
-        Case{"first_fragment_unnamed", kChat,
-             {Chunk(R"({"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]})")},
-             "malformed_stream"},
-        Case{"index_gap", kChat,
-             {kOpen,
-              Chunk(R"({"tool_calls":[{"index":2,"id":"c3","function":{"name":"f"}}]})")},
-             "malformed_stream"},
-        Case{"second_choice", kChat,
+             "malformed_stream",
+             "",
+             "/events/1"},
+        Case{
+            "first_fragment_unnamed",
+            kChat,
+            {Chunk(
+                R"({"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]})")},
+            "malformed_stream"},
+        Case{
+            "index_gap",
+            kChat,
+            {kOpen,
+             Chunk(
+                 R"({"tool_calls":[{"index":2,"id":"c3","function":{"name":"f"}}]})")},
+            "malformed_stream"},
+        Case{"second_choice",
+             kChat,
              {R"({"choices":[{"index":1,"delta":{"content":"x"}}]})"},
              "malformed_stream"},
-        Case{"legacy_function_call", kChat,
+        Case{"legacy_function_call",
+             kChat,
              {Chunk(R"({"function_call":{"name":"f","arguments":"{}"}})")},
              "malformed_stream"},
-        Case{"unknown_finish_reason", kChat, {kOpen, Chunk("{}", R"("odd")")},
+        Case{"unknown_finish_reason",
+             kChat,
+             {kOpen, Chunk("{}", R"("odd")")},
              "malformed_stream"},
-        Case{"wrong_object", kChat, {R"({"object":"chat.completion","choices":[]})"},
+        Case{"wrong_object",
+             kChat,
+             {R"({"object":"chat.completion","choices":[]})"},
              "malformed_stream"},
         Case{"no_choices", kChat, {R"({"id":"x"})"}, "malformed_stream"},
-        Case{"duplicate_key_event", kChat,
-             {R"({"choices":[],"choices":[]})"}, "malformed_stream"},
+        Case{"duplicate_key_event",
+             kChat,
+             {R"({"choices":[],"choices":[]})"},
+             "malformed_stream"},
         Case{"not_an_object", kChat, {"[1,2]"}, "malformed_stream"},
-        Case{"first_reason_kept", kChat,
+        Case{"first_reason_kept",
+             kChat,
              {kOpen, Chunk("{}", R"("length")"), "not json"},
-             "truncated_output", "", "/events/1"}));
+             "truncated_output",
+             "",
+             "/events/1"}));
 
 const std::string kCreated = R"({"type":"response.created","response":{}})";
 const std::string kAdded =
@@ -131,29 +166,46 @@ const std::string kCompleted =
 INSTANTIATE_TEST_SUITE_P(
     OpenAIResponses, Table,
     ::testing::Values(
-        Case{"call", kResp, {kCreated, kAdded, kDelta, kItemDone, kCompleted},
-             "", kCallOut},
-        Case{"arguments_only_in_done", kResp,
-             {kAdded,
-              R"({"type":"response.function_call_arguments.done","output_index":0,"arguments":"{}"})",
-              kItemDone, kCompleted},
-             "", kCallOut},
-        Case{"item_not_done", kResp, {kAdded, kDelta, kCompleted},
+        Case{"call",
+             kResp,
+             {kCreated, kAdded, kDelta, kItemDone, kCompleted},
+             "",
+             kCallOut},
+        Case{
+            "arguments_only_in_done",
+            kResp,
+            {kAdded,
+             R"({"type":"response.function_call_arguments.done","output_index":0,"arguments":"{}"})",
+             kItemDone, kCompleted},
+            "",
+            kCallOut},
+        Case{"item_not_done",
+             kResp,
+             {kAdded, kDelta, kCompleted},
              "malformed_stream"},
-        Case{"done_renames", kResp,
-             {kAdded, kDelta,
-              R"({"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","name":"g","arguments":"{}"}})"},
-             "malformed_stream"},
+        Case{
+            "done_renames",
+            kResp,
+            {kAdded, kDelta,
+             R"({"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","name":"g","arguments":"{}"}})"},
+            "malformed_stream"},
         Case{"delta_for_unknown_item", kResp, {kDelta}, "malformed_stream"},
-        Case{"delta_after_item_done", kResp, {kAdded, kDelta, kItemDone, kDelta},
+        Case{"delta_after_item_done",
+             kResp,
+             {kAdded, kDelta, kItemDone, kDelta},
              "malformed_stream"},
-        Case{"after_completed", kResp,
+        Case{"after_completed",
+             kResp,
              {kAdded, kDelta, kItemDone, kCompleted, kCreated},
              "malformed_stream"},
-        Case{"completed_not_completed", kResp,
-             {R"({"type":"response.completed","response":{"status":"failed"}})"},
-             "malformed_stream"},
-        Case{"unknown_event", kResp, {R"({"type":"response.audio.delta"})"},
+        Case{
+            "completed_not_completed",
+            kResp,
+            {R"({"type":"response.completed","response":{"status":"failed"}})"},
+            "malformed_stream"},
+        Case{"unknown_event",
+             kResp,
+             {R"({"type":"response.audio.delta"})"},
              "malformed_stream"},
         Case{"done_literal", kResp, {"[DONE]"}, "malformed_stream"},
         Case{"untyped", kResp, {R"({"choices":[]})"}, "malformed_stream"}));
@@ -173,30 +225,47 @@ const std::string kMsgStop = R"({"type":"message_stop"})";
 INSTANTIATE_TEST_SUITE_P(
     AnthropicMessages, Table,
     ::testing::Values(
-        Case{"call", kAnth,
+        Case{"call",
+             kAnth,
              {kStart, kToolStart, kJson, kStop0, Reason("tool_use"), kMsgStop},
-             "", kCallOut},
+             "",
+             kCallOut},
         Case{"refusal", kAnth, {kStart, Reason("refusal")}, "stream_error"},
-        Case{"pause_turn", kAnth, {kStart, Reason("pause_turn")},
+        Case{"pause_turn",
+             kAnth,
+             {kStart, Reason("pause_turn")},
              "truncated_output"},
-        Case{"unknown_stop_reason", kAnth, {kStart, Reason("odd")},
+        Case{"unknown_stop_reason",
+             kAnth,
+             {kStart, Reason("odd")},
              "malformed_stream"},
-        Case{"stop_without_reason", kAnth,
-             {kStart, kToolStart, kJson, kStop0, kMsgStop}, "malformed_stream"},
+        Case{"stop_without_reason",
+             kAnth,
+             {kStart, kToolStart, kJson, kStop0, kMsgStop},
+             "malformed_stream"},
         Case{"before_message_start", kAnth, {kToolStart}, "malformed_stream"},
-        Case{"second_message_start", kAnth, {kStart, kStart},
+        Case{"second_message_start",
+             kAnth,
+             {kStart, kStart},
              "malformed_stream"},
-        Case{"text_delta_into_tool_block", kAnth,
-             {kStart, kToolStart,
-              R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}})"},
+        Case{
+            "text_delta_into_tool_block",
+            kAnth,
+            {kStart, kToolStart,
+             R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}})"},
+            "malformed_stream"},
+        Case{
+            "server_tool_block",
+            kAnth,
+            {kStart,
+             R"({"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"s","name":"web_search","input":{}}})"},
+            "malformed_stream"},
+        Case{"block_stopped_twice",
+             kAnth,
+             {kStart, kToolStart, kStop0, kStop0},
              "malformed_stream"},
-        Case{"server_tool_block", kAnth,
-             {kStart,
-              R"({"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"s","name":"web_search","input":{}}})"},
-             "malformed_stream"},
-        Case{"block_stopped_twice", kAnth, {kStart, kToolStart, kStop0, kStop0},
-             "malformed_stream"},
-        Case{"event_after_stop", kAnth,
+        Case{"event_after_stop",
+             kAnth,
              {kStart, kToolStart, kJson, kStop0, Reason("tool_use"), kMsgStop,
               R"({"type":"ping"})"},
              "malformed_stream"}));
@@ -205,8 +274,7 @@ std::string Gem(const std::string& parts, const std::string& finish = "") {
   return R"({"candidates":[{"content":{"parts":)" + parts + "}" +
          (finish.empty() ? "" : R"(,"finishReason":")" + finish + "\"") + "}]}";
 }
-const std::string kGemCall =
-    R"([{"functionCall":{"name":"f","args":{}}}])";
+const std::string kGemCall = R"([{"functionCall":{"name":"f","args":{}}}])";
 const std::string kGemOut =
     R"({"content":null,"role":"assistant","tool_calls":[{"function":{"arguments":"{}","name":"f"},"type":"function"}]})";
 
@@ -214,27 +282,42 @@ INSTANTIATE_TEST_SUITE_P(
     Gemini, Table,
     ::testing::Values(
         Case{"call", kGem, {Gem(kGemCall, "STOP")}, "", kGemOut},
-        Case{"call_without_args", kGem,
-             {Gem(R"([{"functionCall":{"name":"f"}}])", "STOP")}, "", kGemOut},
-        Case{"usage_after_stop", kGem,
-             {Gem(kGemCall, "STOP"), R"({"usageMetadata":{"totalTokenCount":3}})"},
-             "", kGemOut},
-        Case{"prompt_blocked", kGem,
-             {R"({"promptFeedback":{"blockReason":"SAFETY"}})"}, "stream_error"},
+        Case{"call_without_args",
+             kGem,
+             {Gem(R"([{"functionCall":{"name":"f"}}])", "STOP")},
+             "",
+             kGemOut},
+        Case{"usage_after_stop",
+             kGem,
+             {Gem(kGemCall, "STOP"),
+              R"({"usageMetadata":{"totalTokenCount":3}})"},
+             "",
+             kGemOut},
+        Case{"prompt_blocked",
+             kGem,
+             {R"({"promptFeedback":{"blockReason":"SAFETY"}})"},
+             "stream_error"},
         Case{"recitation", kGem, {Gem("[]", "RECITATION")}, "stream_error"},
-        Case{"two_candidates", kGem,
-             {R"({"candidates":[{"index":0},{"index":1}]})"}, "malformed_stream"},
-        Case{"executable_code_part", kGem,
+        Case{"two_candidates",
+             kGem,
+             {R"({"candidates":[{"index":0},{"index":1}]})"},
+             "malformed_stream"},
+        Case{"executable_code_part",
+             kGem,
              {Gem(R"j([{"executableCode":{"code":"print(1)"}}])j")},
              "malformed_stream"},
-        Case{"text_and_call_in_one_part", kGem,
+        Case{"text_and_call_in_one_part",
+             kGem,
              {Gem(R"([{"text":"a","functionCall":{"name":"f"}}])")},
              "malformed_stream"},
-        Case{"args_not_object", kGem,
+        Case{"args_not_object",
+             kGem,
              {Gem(R"([{"functionCall":{"name":"f","args":"{}"}}])")},
              "malformed_stream"},
         Case{"openai_chunk", kGem, {Chunk("{}")}, "malformed_stream"},
-        Case{"error", kGem, {R"({"error":{"code":500,"message":"x"}})"},
+        Case{"error",
+             kGem,
+             {R"({"error":{"code":500,"message":"x"}})"},
              "stream_error"}));
 
 TEST(Limits, MoreEventsThanTheCapIsInputTooLarge) {
@@ -316,7 +399,10 @@ TEST(Errors, MessagesNameTheProblem) {
   Assembly cut = Assemble(kChat, {kOpen, kArgs});
   EXPECT_THAT(cut.error.message, HasSubstr("without its completion event"));
   EXPECT_EQ(cut.error.pointer, "");
-  Assembly error = Assemble(kAnth, {kStart, R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})"});
+  Assembly error = Assemble(
+      kAnth,
+      {kStart,
+       R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})"});
   EXPECT_THAT(error.error.message, HasSubstr("Overloaded"));
 }
 

@@ -28,8 +28,8 @@ class GeminiAssembler final : public Assembler {
       return Fail(kMalformedStream, "a chunk must be a JSON object");
     }
     if (auto error = event.find("error"); error != event.end()) {
-      return Fail(kStreamError,
-                  absl::StrCat("the provider sent an error: ", Describe(*error)));
+      return Fail(kStreamError, absl::StrCat("the provider sent an error: ",
+                                             Describe(*error)));
     }
     for (const char* foreign : {"type", "object", "choices"}) {
       if (event.contains(foreign)) {

@@ -15,8 +15,8 @@
 namespace toolgate {
 namespace {
 
-using testutil::GoldenStream;
 using ::testing::ElementsAreArray;
+using testutil::GoldenStream;
 
 stream::Assembly AssembleAll(const GoldenStream& c) {
   auto assembler = stream::Assembler::Create(c.format, stream::Limits());
@@ -84,8 +84,9 @@ TEST_P(Golden, DecidesAsExpectedAndAsTheUnaryOutput) {
   EXPECT_EQ(std::string(DecisionName(got.decision)),
             c.expected["decision"].get<std::string>())
       << c.path;
-  EXPECT_THAT(Codes(got),
-              ElementsAreArray(c.expected["codes"].get<std::vector<std::string>>()))
+  EXPECT_THAT(
+      Codes(got),
+      ElementsAreArray(c.expected["codes"].get<std::vector<std::string>>()))
       << c.path;
   for (const CallReport& call : got.calls) {
     EXPECT_EQ(call.source, stream::SourceName(c.format));

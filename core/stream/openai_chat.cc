@@ -41,8 +41,8 @@ class OpenAIChatAssembler final : public Assembler {
       return Fail(kMalformedStream, "a chunk must be a JSON object");
     }
     if (auto error = event.find("error"); error != event.end()) {
-      return Fail(kStreamError,
-                  absl::StrCat("the provider sent an error: ", Describe(*error)));
+      return Fail(kStreamError, absl::StrCat("the provider sent an error: ",
+                                             Describe(*error)));
     }
     const std::string* object = nullptr;
     if (GetString(event, "object", &object) == Got::kWrong ||
@@ -94,8 +94,9 @@ class OpenAIChatAssembler final : public Assembler {
       return true;
     }
     if (*finish == "length" || *finish == "content_filter") {
-      Fail(kTruncatedOutput, absl::StrCat("the model stopped for finish_reason \"",
-                                          *finish, "\": the output is cut"));
+      Fail(kTruncatedOutput,
+           absl::StrCat("the model stopped for finish_reason \"", *finish,
+                        "\": the output is cut"));
     } else {
       Fail(kMalformedStream,
            absl::StrCat("unknown finish_reason ", TruncatedJson(*finish)));
@@ -107,7 +108,8 @@ class OpenAIChatAssembler final : public Assembler {
     for (const char* key : {"content", "refusal"}) {
       const std::string* text = nullptr;
       if (GetString(delta, key, &text) == Got::kWrong) {
-        Fail(kMalformedStream, absl::StrCat("delta.", key, " must be a string"));
+        Fail(kMalformedStream,
+             absl::StrCat("delta.", key, " must be a string"));
         return false;
       }
       if (text != nullptr) acc_.text += *text;
@@ -155,16 +157,15 @@ class OpenAIChatAssembler final : public Assembler {
     std::vector<StreamedCall>& calls = acc_.calls;
     if (index == calls.size()) {
       if (name == nullptr || name->empty()) {
-        Fail(kMalformedStream,
-             absl::StrCat("the first fragment of tool call ", index,
-                          " names no function"));
+        Fail(kMalformedStream, absl::StrCat("the first fragment of tool call ",
+                                            index, " names no function"));
         return false;
       }
       calls.push_back({id != nullptr ? *id : "", *name, ""});
     } else if (index > calls.size()) {
       Fail(kMalformedStream,
-           absl::StrCat("a fragment for unknown tool call index ", index,
-                        " (", calls.size(), " opened)"));
+           absl::StrCat("a fragment for unknown tool call index ", index, " (",
+                        calls.size(), " opened)"));
       return false;
     } else if ((name != nullptr && !name->empty()) ||
                (id != nullptr && !id->empty())) {

@@ -62,8 +62,8 @@ class OpenAIResponsesAssembler final : public Assembler {
       return Fail(kMalformedStream, "an event after response.completed");
     }
     if (*type == "error") {
-      return Fail(kStreamError,
-                  absl::StrCat("the provider sent an error: ", Describe(event)));
+      return Fail(kStreamError, absl::StrCat("the provider sent an error: ",
+                                             Describe(event)));
     }
     if (*type == "response.failed") {
       const Json* response = nullptr;
@@ -130,9 +130,9 @@ class OpenAIResponsesAssembler final : public Assembler {
     } else if (*type == "function_call") {
       CallAdded(*item);
     } else {
-      Fail(kMalformedStream, absl::StrCat("output item type ",
-                                          TruncatedJson(*type),
-                                          " is not assembled"));
+      Fail(kMalformedStream,
+           absl::StrCat("output item type ", TruncatedJson(*type),
+                        " is not assembled"));
     }
   }
 

@@ -42,9 +42,9 @@ std::string Quote(const std::string& bytes) {
 // Pieces of a location value as they appear in argument JSON text:
 // escapes, raw multi-byte characters, escaped astral characters.
 const char* const kPieces[] = {
-    "Paris",   "S\\u00e3o Paulo", "Z\xc3\xbcrich", "\\\"q\\\"", "a\\\\b",
-    "\\n",     "\xe4\xb8\xad",    "\xf0\x9f\x98\x80", "\\ud83d\\ude00",
-    " / ",     "\\t",             "x\\/y",
+    "Paris", "S\\u00e3o Paulo", "Z\xc3\xbcrich",    "\\\"q\\\"",      "a\\\\b",
+    "\\n",   "\xe4\xb8\xad",    "\xf0\x9f\x98\x80", "\\ud83d\\ude00", " / ",
+    "\\t",   "x\\/y",
 };
 
 // Argument texts for get_weather: valid ones and ones the unary call
@@ -58,12 +58,24 @@ std::vector<std::string> GeneratedArguments() {
     for (int k = 0; k < n; ++k) location += kPieces[rng() % std::size(kPieces)];
     const std::string loc = "\"location\":\"" + location + "\"";
     switch (i % 6) {
-      case 0: out.push_back("{" + loc + "}"); break;
-      case 1: out.push_back("{ \"unit\" : \"celsius\" ,\n " + loc + " }"); break;
-      case 2: out.push_back("{" + loc + ",\"unit\":\"kelvin\"}"); break;
-      case 3: out.push_back("{" + loc + ",}"); break;  // Not strict JSON.
-      case 4: out.push_back("{" + loc + "," + loc + "}"); break;  // Dup key.
-      default: out.push_back("{" + loc + ",\"extra\":1}"); break;
+      case 0:
+        out.push_back("{" + loc + "}");
+        break;
+      case 1:
+        out.push_back("{ \"unit\" : \"celsius\" ,\n " + loc + " }");
+        break;
+      case 2:
+        out.push_back("{" + loc + ",\"unit\":\"kelvin\"}");
+        break;
+      case 3:
+        out.push_back("{" + loc + ",}");
+        break;  // Not strict JSON.
+      case 4:
+        out.push_back("{" + loc + "," + loc + "}");
+        break;  // Dup key.
+      default:
+        out.push_back("{" + loc + ",\"extra\":1}");
+        break;
     }
   }
   return out;
@@ -151,13 +163,14 @@ class SplitProperty : public ::testing::Test {
     return out.ok() ? *out : ValidateCallResponse{};
   }
   ValidateCallResponse Unary(const std::string& arguments) {
-    Json message = {{"role", "assistant"},
-                    {"content", nullptr},
-                    {"tool_calls",
-                     {{{"id", "c1"},
-                       {"type", "function"},
-                       {"function",
-                        {{"name", "get_weather"}, {"arguments", arguments}}}}}}};
+    Json message = {
+        {"role", "assistant"},
+        {"content", nullptr},
+        {"tool_calls",
+         {{{"id", "c1"},
+           {"type", "function"},
+           {"function",
+            {{"name", "get_weather"}, {"arguments", arguments}}}}}}};
     const std::string native = message.dump();
     ValidateCallRequest r;
     r.kind = OutputKind::kNative;
@@ -197,8 +210,8 @@ TEST_F(SplitProperty, EveryByteOffsetDecidesAsTheUnaryCall) {
           events.push_back("[DONE]");
         }
         const ValidateCallResponse got = Streamed(format, events);
-        const std::string where = absl::StrCat(
-            stream::FormatName(format), " split at ", k, " of ", args);
+        const std::string where = absl::StrCat(stream::FormatName(format),
+                                               " split at ", k, " of ", args);
         if (InsideCharacter(args, k)) {
           ++cut_characters;
           EXPECT_EQ(got.decision, Decision::kReject) << where;

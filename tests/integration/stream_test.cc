@@ -20,8 +20,8 @@
 namespace toolgate {
 namespace {
 
-using testutil::GoldenStream;
 using ::testing::HasSubstr;
+using testutil::GoldenStream;
 
 v1::StreamFormat ToProto(stream::Format f) {
   switch (f) {
@@ -82,8 +82,8 @@ class StreamTest : public ::testing::Test {
     audit_path_ = new std::string(std::string(tmp ? tmp : "/tmp") +
                                   "/stream_audit.jsonl");
     std::remove(audit_path_->c_str());
-    server_ = new StreamServer(
-        {"--audit_log=" + *audit_path_, "--audit_payloads"});
+    server_ =
+        new StreamServer({"--audit_log=" + *audit_path_, "--audit_payloads"});
     ASSERT_TRUE(server_->started());
   }
   static void TearDownTestSuite() {
@@ -276,9 +276,8 @@ TEST_F(StreamTest, RefusedStreamsCountTowardTheBreakerThenStop) {
   const v1::OpenRunResponse run = OpenRun(2);
   const std::vector<std::string> cut = {
       R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"get_time","arguments":"{\"timezone\":"}}]}}]})"};
-  v1::ValidateToolCallResponse first =
-      UnaryStream(stream::Format::kOpenAIChat, cut, run.run_id(),
-                  run.run_token());
+  v1::ValidateToolCallResponse first = UnaryStream(
+      stream::Format::kOpenAIChat, cut, run.run_id(), run.run_token());
   EXPECT_EQ(first.decision(), v1::DECISION_REJECT);
   EXPECT_EQ(first.attempts_left(), 1);
   v1::ValidateToolCallResponse second;
@@ -291,10 +290,10 @@ TEST_F(StreamTest, RefusedStreamsCountTowardTheBreakerThenStop) {
   // The breaker is open: even a complete, valid stream is STOPped now.
   const GoldenStream ok = testutil::LoadGoldenStreams()[0];
   v1::ValidateToolCallResponse third;
-  ASSERT_TRUE(Streamed(Messages(ok.format, ok.events, 2, run.run_id(),
-                                run.run_token()),
-                       &third)
-                  .ok());
+  ASSERT_TRUE(
+      Streamed(Messages(ok.format, ok.events, 2, run.run_id(), run.run_token()),
+               &third)
+          .ok());
   EXPECT_EQ(third.decision(), v1::DECISION_STOP);
 }
 
@@ -351,8 +350,8 @@ TEST_F(StreamLimitsTest, MoreEventsThanMaxStreamEventsRejectInBothForms) {
 TEST_F(StreamLimitsTest, MoreBytesThanTheRequestLimitRejects) {
   // 300 events of ~3,940 bytes: each under --max_input_bytes, together
   // over the request limit (4 x 4000 + 1 MiB), sent 10 to a message.
-  const std::string padded = R"({"usageMetadata":{"note":")" +
-                             std::string(3900, 'x') + R"("}})";
+  const std::string padded =
+      R"({"usageMetadata":{"note":")" + std::string(3900, 'x') + R"("}})";
   std::vector<std::string> events(300, padded);
   v1::ValidateToolCallResponse resp;
   ASSERT_TRUE(
@@ -363,8 +362,8 @@ TEST_F(StreamLimitsTest, MoreBytesThanTheRequestLimitRejects) {
 }
 
 TEST_F(StreamLimitsTest, AnEventOverMaxInputBytesRejects) {
-  const std::string big = R"({"usageMetadata":{"note":")" +
-                          std::string(4000, 'x') + R"("}})";
+  const std::string big =
+      R"({"usageMetadata":{"note":")" + std::string(4000, 'x') + R"("}})";
   EXPECT_EQ(Codes(UnaryStream(stream::Format::kGemini, {big})),
             std::vector<std::string>{"input_too_large"});
 }

@@ -54,9 +54,8 @@ std::vector<GoldenStream> LoadGoldenStreams() {
       c.path = path;
       c.format = *format;
       c.events = stream::SplitEvents(ReadAll(path));
-      c.expected = nlohmann::json::parse(
-          ReadAll((dir.path() / (std::string(stem) + ".expected.json"))
-                      .string()));
+      c.expected = nlohmann::json::parse(ReadAll(
+          (dir.path() / (std::string(stem) + ".expected.json")).string()));
       out.push_back(std::move(c));
     }
   }
