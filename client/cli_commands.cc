@@ -240,10 +240,10 @@ absl::StatusOr<v1::StreamFormat> ParseStreamFormat(const std::string& value) {
   v1::StreamFormat format = v1::STREAM_FORMAT_UNSPECIFIED;
   if (!v1::StreamFormat_Parse(name, &format) ||
       format == v1::STREAM_FORMAT_UNSPECIFIED) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--stream-format must be openai_chat|openai_responses|"
-        "anthropic_messages|gemini, got \"",
-        value, "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--stream-format must be openai_chat|openai_responses|"
+                     "anthropic_messages|gemini, got \"",
+                     value, "\""));
   }
   return format;
 }

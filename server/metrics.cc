@@ -121,12 +121,11 @@ class ServerMetrics::Scrape final : public prometheus::Collectable {
 
 const std::vector<std::string>& ServerMetrics::RpcNames() {
   static const auto* names = new std::vector<std::string>{
-      "CreateSnapshot",    "GetSnapshot",      "ListSnapshots",
-      "DeleteSnapshot",    "OpenRun",          "CloseRun",
-      "ResetRun",          "ValidateToolCall", "ValidateToolCallStream",
-      "ExtractVerdict",
-      "ValidateToolOutput", "ListApprovals",  "DecideApproval",
-      "AwaitApproval"};
+      "CreateSnapshot",     "GetSnapshot",      "ListSnapshots",
+      "DeleteSnapshot",     "OpenRun",          "CloseRun",
+      "ResetRun",           "ValidateToolCall", "ValidateToolCallStream",
+      "ExtractVerdict",     "ValidateToolOutput", "ListApprovals",
+      "DecideApproval",     "AwaitApproval"};
   return *names;
 }
 
@@ -307,8 +306,8 @@ void ServerMetrics::Decided(const v1::ValidateToolCallRequest& request,
   DecidedCall(slot, request.run_id(), response);
 }
 
-void ServerMetrics::DecidedStream(const std::string& run_id,
-                                  const v1::ValidateToolCallResponse& response) {
+void ServerMetrics::DecidedStream(
+    const std::string& run_id, const v1::ValidateToolCallResponse& response) {
   static const int slot = RpcSlot("ValidateToolCallStream");
   DecidedCall(slot, run_id, response);
 }

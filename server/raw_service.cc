@@ -116,8 +116,10 @@ class ToolCallStreamReactor final
   }
 
   void OnReadDone(bool ok) override {
-    if (!ok) return Done(typed_->ValidateToolCallStream(
-                 context_, stream_.get(), response_));
+    if (!ok) {  // Half-closed (or gone: the engine sees the cancellation).
+      return Done(
+          typed_->ValidateToolCallStream(context_, stream_.get(), response_));
+    }
     input_bytes_ += bytes_.Length();
     v1::ToolCallStreamRequest message;
     grpc::Status status = ParseRequest(bytes_, &message);
@@ -168,8 +170,7 @@ void RawToolGateService::AddToolCallStream() {
           grpc::ByteBuffer, v1::ValidateToolCallResponse>(
           [typed, metrics](grpc::CallbackServerContext* context,
                            v1::ValidateToolCallResponse* response) {
-            return new ToolCallStreamReactor(typed, metrics, context,
-                                             response);
+            return new ToolCallStreamReactor(typed, metrics, context, response);
           }));
 }
 

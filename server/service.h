@@ -7,11 +7,11 @@
 #ifndef TOOLGATE_SERVER_SERVICE_H_
 #define TOOLGATE_SERVER_SERVICE_H_
 
+#include <memory>
+
 #include "core/engine/engine.h"
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/status.h"
-#include <memory>
-
 #include "server/auth.h"
 #include "server/tool_call_stream.h"
 #include "toolgate/v1/toolgate.pb.h"

@@ -1,9 +1,8 @@
 #include "core/pipeline/audit_payload.h"
 
 #include <cstdint>
-#include <string>
-
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "absl/strings/ascii.h"
