@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "core/stream/sse.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -14,7 +13,6 @@ namespace toolgate {
 namespace stream {
 namespace {
 
-using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 struct Case {
@@ -382,17 +380,6 @@ TEST(Formats, NamesParseInEveryAcceptedSpelling) {
     EXPECT_EQ(ParseFormat(bad), std::nullopt) << bad;
   }
   EXPECT_EQ(Assembler::Create(Format::kUnspecified, Limits()), nullptr);
-}
-
-TEST(Sse, ReadsDataLinesAndJoinsMultiLineData) {
-  EXPECT_THAT(SplitEvents("event: a\r\ndata: {\"x\":1}\r\n\r\n: comment\n"
-                          "data:{\"y\":\ndata: 2}\n\nid: 7\n\ndata: [DONE]\n"),
-              ElementsAre("{\"x\":1}", "{\"y\":\n2}", "[DONE]"));
-}
-
-TEST(Sse, WithoutDataLinesEachNonBlankLineIsAnEvent) {
-  EXPECT_THAT(SplitEvents("{\"a\":1}\n\n  \n{\"b\":2}\r\n[DONE]"),
-              ElementsAre("{\"a\":1}", "{\"b\":2}", "[DONE]"));
 }
 
 TEST(Errors, MessagesNameTheProblem) {
