@@ -82,6 +82,10 @@ void Assembler::Add(absl::string_view event) {
     OnDone();
     return;
   }
+  if (done_) {
+    Fail(kMalformedStream, "an event after [DONE]");
+    return;
+  }
   absl::StatusOr<Json> parsed = ParseStrictJson(event, limits_.json);
   if (!parsed.ok()) {
     const std::string code = JsonErrorCode(parsed.status());
@@ -93,10 +97,18 @@ void Assembler::Add(absl::string_view event) {
   OnEvent(*parsed);
 }
 
+// [DONE] ends OpenAI chat streams; proxies append it to other formats too.
+// It carries nothing: after the completion event it is accepted (once),
+// before it the stream ended cut off.
 void Assembler::OnDone() {
-  Fail(kMalformedStream,
-       absl::StrCat("[DONE] is not an event of ", FormatName(format_),
-                    " streams (mixed formats)"));
+  if (done_) {
+    Fail(kMalformedStream, "a second [DONE]");
+  } else if (!completed_) {
+    Fail(kTruncatedStream,
+         absl::StrCat("[DONE] before the ", FormatName(format_),
+                      " stream's completion event"));
+  }
+  done_ = true;
 }
 
 void Assembler::Fail(absl::string_view code, absl::string_view message) {

@@ -69,7 +69,8 @@ inline constexpr absl::string_view kTruncatedStream = "truncated_stream";
 inline constexpr absl::string_view kMalformedStream = "malformed_stream";
 inline constexpr absl::string_view kInputTooLarge = "input_too_large";
 
-// The literal a stream may end with (OpenAI chat).
+// The literal OpenAI chat streams end with (and proxies append to others):
+// accepted once after a stream's completion event, in every format.
 inline constexpr absl::string_view kDoneEvent = "[DONE]";
 
 inline constexpr size_t kDefaultMaxStreamEvents = 100000;
@@ -129,8 +130,9 @@ class Assembler {
   // One parsed event (never [DONE]); the subclass either accumulates it,
   // marks the stream completed, or calls Fail.
   virtual void OnEvent(const Json& event) = 0;
-  // [DONE]: only OpenAI chat sends it; elsewhere it is a foreign event.
-  virtual void OnDone();
+  // [DONE]: accepted once after the completion event; before it, the
+  // stream was cut (truncated_stream).
+  void OnDone();
   // The output of a completed, unrefused stream.
   virtual Assembly Assemble() = 0;
 
@@ -147,6 +149,7 @@ class Assembler {
   size_t events_ = 0;
   size_t bytes_ = 0;
   bool completed_ = false;
+  bool done_ = false;  // [DONE] seen.
   StreamError error_;
 };
 

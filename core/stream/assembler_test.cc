@@ -205,7 +205,21 @@ INSTANTIATE_TEST_SUITE_P(
              kResp,
              {R"({"type":"response.audio.delta"})"},
              "malformed_stream"},
-        Case{"done_literal", kResp, {"[DONE]"}, "malformed_stream"},
+        Case{"done_before_completed",
+             kResp,
+             {kAdded, kDelta, "[DONE]"},
+             "truncated_stream",
+             "",
+             "/events/2"},
+        Case{"done_after_completed",
+             kResp,
+             {kAdded, kDelta, kItemDone, kCompleted, "[DONE]"},
+             "",
+             kCallOut},
+        Case{"event_after_done",
+             kResp,
+             {kAdded, kDelta, kItemDone, kCompleted, "[DONE]", kCreated},
+             "malformed_stream"},
         Case{"untyped", kResp, {R"({"choices":[]})"}, "malformed_stream"}));
 
 const std::string kStart =

@@ -26,17 +26,7 @@ class OpenAIChatAssembler final : public Assembler {
   size_t assembled_bytes() const override { return acc_.bytes(); }
 
  private:
-  void OnDone() override {
-    if (done_) {
-      Fail(kMalformedStream, "a second [DONE]");
-    } else if (!completed()) {
-      Fail(kTruncatedStream, "[DONE] before a chunk with a finish_reason");
-    }
-    done_ = true;
-  }
-
   void OnEvent(const Json& event) override {
-    if (done_) return Fail(kMalformedStream, "an event after [DONE]");
     if (!event.is_object()) {
       return Fail(kMalformedStream, "a chunk must be a JSON object");
     }
@@ -181,7 +171,6 @@ class OpenAIChatAssembler final : public Assembler {
   Assembly Assemble() override { return acc_.Build(); }
 
   Accumulated acc_;
-  bool done_ = false;
 };
 
 }  // namespace
