@@ -286,6 +286,10 @@ CheckResponse DecideCheck(Engine* engine, RunGrants* grants,
   Outcome outcome;
   if (std::optional<Outcome> early = Precheck(engine, request, &ask)) {
     outcome = *std::move(early);
+    if (!ask.rest) {
+      outcome.body["id"] =
+          mesh::RequestIdOf(ask.body, engine->options().limits);
+    }
   } else if (ask.body.empty()) {
     outcome = Outcome();  // DELETE of an MCP session: runs no tool.
   } else {

@@ -123,6 +123,13 @@ absl::StatusOr<McpBody> ReadMcpBody(absl::string_view body,
   return out;
 }
 
+Json RequestIdOf(absl::string_view body, const JsonLimits& limits) {
+  absl::StatusOr<Json> parsed = ParseStrictJson(body, limits);
+  if (!parsed.ok() || !parsed->is_object()) return nullptr;
+  auto id = parsed->find("id");
+  return id != parsed->end() && ValidId(*id) ? *id : Json(nullptr);
+}
+
 absl::StatusOr<std::string> MatchToolPath(absl::string_view path_template,
                                           absl::string_view path) {
   constexpr absl::string_view kHole = "{name}";

@@ -59,6 +59,11 @@ bool IsPassThroughMethod(absl::string_view method);
 absl::StatusOr<McpBody> ReadMcpBody(absl::string_view body,
                                     const JsonLimits& limits);
 
+// The id of a body that is one JSON-RPC message, else null: for a deny
+// decided before the body was read (no snapshot, ...), so the client can
+// still match the error to its request.
+Json RequestIdOf(absl::string_view body, const JsonLimits& limits);
+
 // Matches `path` (query string ignored) against a template holding one
 // `{name}` segment, e.g. "/tools/{name}" or "/api/{name}/invoke". The
 // name is percent-decoded and must be non-empty without '/'. NOT_FOUND

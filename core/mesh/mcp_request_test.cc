@@ -111,6 +111,23 @@ TEST(ReadMcpBody, UnreadableBodiesAreErrorsWithACode) {
   }
 }
 
+TEST(RequestIdOf, ReadsTheIdOfOneMessageOnly) {
+  const struct {
+    const char* body;
+    const char* id;
+  } cases[] = {
+      {R"({"jsonrpc":"2.0","id":3,"method":"x"})", "3"},
+      {R"({"id":"a"})", "\"a\""},
+      {R"({"id":{"x":1}})", "null"},
+      {R"([{"id":1}])", "null"},
+      {"{", "null"},
+      {"", "null"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(CanonicalJson(RequestIdOf(c.body, JsonLimits())), c.id) << c.body;
+  }
+}
+
 TEST(MatchToolPath, NamesTheTool) {
   const struct {
     const char* tmpl;
