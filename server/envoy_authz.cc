@@ -41,7 +41,8 @@ struct Outcome {
   int http_status = 200;
   Json body;  // The JSON-RPC error (or batch of them) the agent sees.
   std::vector<std::string> audit_ids;
-  std::string tool;  // The single tool called, for ext_proc.
+  std::string tool;         // The single tool called, for ext_proc.
+  std::string snapshot_id;  // As the engine resolved it (run-only asks).
   bool called = false;
 };
 
@@ -70,7 +71,9 @@ Ask ReadAsk(const AttributeContext::HttpRequest& http) {
 }
 
 // The route's snapshot (by id or name) wins; a client's x-toolgate-snapshot
-// is read only where the route names none, and must then agree.
+// is read only where the route names none, and must then agree. With
+// neither, a run's pinned snapshot is used ("": the engine resolves it);
+// with no run either, there is no snapshot: a deny.
 absl::StatusOr<std::string> ResolveSnapshot(Engine* engine,
                                             const CheckRequest& request,
                                             const Ask& ask) {
@@ -78,10 +81,11 @@ absl::StatusOr<std::string> ResolveSnapshot(Engine* engine,
   auto route = ctx.find(std::string(kSnapshotSetting));
   const std::string header = HeaderOr(ask.headers, kSnapshotHeader);
   std::string ref = route != ctx.end() ? route->second : header;
+  if (ref.empty() && !ask.run_id.empty()) return std::string();
   if (ref.empty()) {
     return absl::InvalidArgumentError(
         "no snapshot: the route sets none (toolgate_snapshot) and the request "
-        "has no x-toolgate-snapshot");
+        "names neither a run nor a snapshot (x-toolgate-snapshot)");
   }
   auto snapshot = engine->GetSnapshot(ref, "");
   if (!snapshot.ok()) snapshot = engine->GetSnapshot("", ref);
@@ -100,7 +104,8 @@ absl::StatusOr<std::string> ResolveSnapshot(Engine* engine,
 std::optional<RpcError> Validate(Engine* engine, const Ask& ask,
                                  const std::string& params_json,
                                  const CancelToken& cancel,
-                                 std::string* audit_id) {
+                                 std::string* audit_id,
+                                 std::string* snapshot_id) {
   ValidateCallRequest call;
   call.snapshot_id = ask.snapshot_id;
   call.run_id = ask.run_id;
@@ -113,6 +118,7 @@ std::optional<RpcError> Validate(Engine* engine, const Ask& ask,
   absl::StatusOr<ValidateCallResponse> decided = engine->ValidateToolCall(call);
   if (!decided.ok()) return ErrorForStatus(decided.status());
   *audit_id = decided->audit_id;
+  if (snapshot_id->empty()) *snapshot_id = decided->snapshot_id;
   if (decided->decision != Decision::kAllow) {
     return mesh::ErrorForDecision(*decided);
   }
@@ -142,7 +148,8 @@ Outcome DecideMcp(Engine* engine, const Ask& ask, const CancelToken& cancel) {
                                     m.deny_reason + ")");
     } else if (m.kind == mesh::McpKind::kToolCall) {
       std::string audit_id;
-      error = Validate(engine, ask, m.params_json, cancel, &audit_id);
+      error = Validate(engine, ask, m.params_json, cancel, &audit_id,
+                       &o.snapshot_id);
       if (!audit_id.empty()) o.audit_ids.push_back(audit_id);
       o.called = true;
       o.tool = body->messages.size() == 1 ? m.tool : "";
@@ -184,7 +191,7 @@ Outcome DecideRest(Engine* engine, const Ask& ask, const CancelToken& cancel) {
   Outcome o;
   std::string audit_id;
   std::optional<RpcError> error =
-      Validate(engine, ask, params, cancel, &audit_id);
+      Validate(engine, ask, params, cancel, &audit_id, &o.snapshot_id);
   if (error) return Deny(nullptr, *error, kForbidden);
   o.audit_ids.push_back(audit_id);
   o.called = true;
@@ -239,7 +246,13 @@ void Allow(RunGrants* grants, const Ask& ask, const Outcome& o,
            CheckResponse* response) {
   auto* ok = response->mutable_ok_response();
   ok->add_headers_to_remove(std::string(kRunTokenHeader));
-  SetHeader(kSnapshotHeader, ask.snapshot_id, ok->add_headers());
+  const std::string& snapshot =
+      ask.snapshot_id.empty() ? o.snapshot_id : ask.snapshot_id;
+  if (snapshot.empty()) {
+    ok->add_headers_to_remove(std::string(kSnapshotHeader));
+  } else {
+    SetHeader(kSnapshotHeader, snapshot, ok->add_headers());
+  }
   if (!o.audit_ids.empty()) {
     SetHeader(kAuditIdHeader, absl::StrJoin(o.audit_ids, ","),
               ok->add_headers());

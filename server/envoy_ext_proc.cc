@@ -131,8 +131,9 @@ ProcessingResponse ExtProcSession::OnResponseHeaders(
 std::optional<mesh::RpcError> ExtProcSession::CheckAnswer() {
   ValidateOutputRequest request;
   request.snapshot_id = HeaderOr(request_headers_, kSnapshotHeader);
-  if (request.snapshot_id.empty()) {
-    return mesh::DeniedError("no_snapshot", "no x-toolgate-snapshot");
+  if (request.snapshot_id.empty() && !run_) {
+    return mesh::DeniedError("no_snapshot",
+                             "neither x-toolgate-snapshot nor a run");
   }
   if (!HeaderOr(request_headers_, kRunIdHeader).empty() && !run_) {
     return mesh::DeniedError("run_grant_missing",

@@ -303,7 +303,7 @@ class Mesh(unittest.TestCase):
                 "x-toolgate-run-id": "run-nope",
                 "x-toolgate-run-token": run.run_token}), "run_rejected"),
             ("cross-snapshot run", dict(run=other_run), "run_rejected"),
-            ("no snapshot", dict(run=run, context={}), "no_snapshot"),
+            ("no snapshot, no run", dict(context={}), "no_snapshot"),
             ("unknown snapshot", dict(run=run, context={
                 "toolgate_snapshot": "nope"}), "no_snapshot"),
             ("header disagrees with route", dict(run=run, headers={
@@ -311,8 +311,11 @@ class Mesh(unittest.TestCase):
         ]
         for label, kw, reason in cases:
             with self.subTest(label):
-                self.assert_rpc_error(self.check(call, **kw), 1, -32042
-                                      if reason != "x" else 0, reason)
+                self.assert_rpc_error(self.check(call, **kw), 1, -32042,
+                                      reason)
+        # A route without a snapshot (Istio): the run's pinned one.
+        added = self.assert_allowed(self.check(call, run, context={}))
+        self.assertEqual(added["x-toolgate-snapshot"], self.snapshot)
 
     def test_stateless_snapshot_header_and_envoy_encodings(self):
         call = h.tools_call("get_customer", GOOD_READ)
