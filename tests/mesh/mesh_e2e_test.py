@@ -510,6 +510,47 @@ class Mesh(unittest.TestCase):
         self.assertTrue(reply.HasField("response_body"), reply)
 
 
+class Failing(unittest.TestCase):
+    """toolgate that cannot decide (every audit write fails under
+    --audit_required, as on a full disk): a deny, never an OK."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = h.Server(audit="/dev/full", flags=["--audit_required"])
+        cls.snapshot = cls.server.rpc("CreateSnapshot", pb.CreateSnapshotRequest(
+            manifest_json=json.dumps(MANIFEST), name="mesh-e2e"),
+            pb.CreateSnapshotResponse).snapshot_id
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def test_check_denies_unavailable(self):
+        resp = self.server.authz.Check(h.check_request(
+            h.tools_call("get_customer", GOOD_READ, 3), context=ROUTE),
+            timeout=10)
+        self.assertEqual(resp.status.code, PERMISSION_DENIED, resp)
+        body = json.loads(resp.denied_response.body)
+        self.assertEqual(body["id"], 3)
+        self.assertEqual(body["error"]["code"], -32044)
+        self.assertEqual(body["error"]["data"]["decision"], "UNAVAILABLE")
+
+    def test_ext_proc_denies_unavailable(self):
+        call = h.tools_call("get_customer", GOOD_READ, 4)
+        stream = h.ExtProcStream(self.server.ext_proc)
+        stream.request_headers({":method": "POST",
+                                "x-toolgate-snapshot": self.snapshot})
+        stream.request_body(json.dumps(call))
+        stream.response_headers({":status": "200",
+                                 "content-type": "application/json"})
+        reply = stream.response_body(json.dumps(
+            {"jsonrpc": "2.0", "id": 4, "result": GOOD_RESULT}))
+        stream.close()
+        self.assertEqual(reply.immediate_response.status.code, 502, reply)
+        self.assertEqual(json.loads(reply.immediate_response.body)["error"]
+                         ["code"], -32044)
+
+
 if __name__ == "__main__":
     outcome = unittest.main(verbosity=2, exit=False).result
     if os.environ.get("XML_OUTPUT_FILE"):

@@ -30,13 +30,13 @@ from envoy.config.core.v3 import base_pb2  # noqa: E402
 class Server:
     """toolgate with an audit log, on 127.0.0.1 (admin RPCs allowed)."""
 
-    def __init__(self):
+    def __init__(self, audit=None, flags=()):
         self.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
         port_file = os.path.join(self.tmp, "port")
-        self.audit = os.path.join(self.tmp, "audit.jsonl")
+        self.audit = audit or os.path.join(self.tmp, "audit.jsonl")
         self.proc = subprocess.Popen(
             [SERVER, "--listen=127.0.0.1:0", "--port_file=" + port_file,
-             "--audit_log=" + self.audit])
+             "--audit_log=" + self.audit] + list(flags))
         deadline = time.time() + 30
         port = ""
         while time.time() < deadline and not port:
