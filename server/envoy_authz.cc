@@ -146,7 +146,9 @@ Outcome DecideMcp(Engine* engine, const Ask& ask, const CancelToken& cancel) {
                                 "this JSON-RPC message is not "
                                 "let through (" +
                                     m.deny_reason + ")");
-    } else if (m.kind == mesh::McpKind::kToolCall) {
+    } else if (m.kind == mesh::McpKind::kToolCall && !o.denied) {
+      // Once the batch is denied, later calls are not decided (nothing
+      // spent on them: approvals, call budgets); they get batch_denied.
       std::string audit_id;
       error = Validate(engine, ask, m.params_json, cancel, &audit_id,
                        &o.snapshot_id);

@@ -257,6 +257,14 @@ class Mesh(unittest.TestCase):
         self.assertEqual([m["id"] for m in body], [1, 2])
         self.assertEqual(body[0]["error"]["data"]["reason"], "batch_denied")
         self.assertEqual(body[1]["error"]["code"], -32602)
+        # After a denied message, later calls are not decided at all.
+        before = len(self.server.audit_lines())
+        first_bad = [h.tools_call("get_customer", {}, 1),
+                     h.tools_call("get_customer", GOOD_READ, 2)]
+        body = self.assert_denied(self.check(first_bad, run))
+        self.assertEqual(body[0]["error"]["code"], -32602)
+        self.assertEqual(body[1]["error"]["data"]["reason"], "batch_denied")
+        self.assertEqual(len(self.server.audit_lines()), before + 1)
 
     def test_unreadable_partial_missing_and_oversize_bodies(self):
         call = json.dumps(h.tools_call("get_customer", GOOD_READ))
