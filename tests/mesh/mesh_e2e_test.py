@@ -53,6 +53,10 @@ MANIFEST = {"toolgate": "v1", "tools": [
     {"name": READ_TOOL["name"], "side_effect": "read",
      "input_schema": READ_TOOL["inputSchema"],
      "output_schema": READ_TOOL["outputSchema"], "output_format": "mcp"},
+    # The same tool behind a REST server: plain JSON answers.
+    {"name": "lookup_customer", "side_effect": "read",
+     "input_schema": READ_TOOL["inputSchema"],
+     "output_schema": READ_TOOL["outputSchema"], "output_format": "json"},
     {"name": WRITE_TOOL["name"], "side_effect": "write",
      "input_schema": WRITE_TOOL["inputSchema"]},
     {"name": DELETE_TOOL["name"], "side_effect": "destructive",
@@ -505,6 +509,39 @@ class Mesh(unittest.TestCase):
         self.assert_output_denied(
             self.process(call, self.answer(GOOD_RESULT), headers), 1, -32042,
             "run_grant_missing")
+
+    def test_rest_answers(self):
+        route = dict(ROUTE, toolgate_tool_path="/tools/{name}")
+        run = self.open_run()
+        cases = [
+            ("valid", "application/json", "200",
+             json.dumps({"customer_id": "CUS-000042", "tier": "pro"}), None),
+            ("schema", "application/json", "200",
+             json.dumps({"customer_id": "CUS-000042", "tier": "gold"}),
+             -32043),
+            ("html", "text/html", "200", "<html>maintenance</html>", -32043),
+            ("500", "application/json", "500", "{}", -32043),
+        ]
+        for label, content_type, status, answer, code in cases:
+            with self.subTest(label):
+                added = self.assert_allowed(self.check(
+                    GOOD_READ, run, context=route, path="/tools/lookup_customer"))
+                stream = h.ExtProcStream(self.server.ext_proc)
+                stream.request_headers(dict(
+                    {":method": "POST", ":path": "/tools/lookup_customer"},
+                    **self.upstream_headers(added, run)))
+                stream.request_body(json.dumps(GOOD_READ))
+                stream.response_headers({":status": status,
+                                         "content-type": content_type})
+                reply = stream.response_body(answer)
+                stream.close()
+                if code is None:
+                    self.assertTrue(reply.HasField("response_body"), reply)
+                    continue
+                self.assertEqual(reply.immediate_response.status.code, 502)
+                body = json.loads(reply.immediate_response.body)
+                self.assertNotIn("jsonrpc", body)
+                self.assertEqual(body["error"]["code"], code, body)
 
     def test_answers_of_other_methods_continue(self):
         stream = h.ExtProcStream(self.server.ext_proc)
