@@ -309,6 +309,8 @@ class Mesh(unittest.TestCase):
         wrong_token["x-toolgate-run-token"] = "0" * 64
         cases = [
             ("wrong token", dict(headers=wrong_token), "run_rejected"),
+            ("run without token", dict(headers={
+                "x-toolgate-run-id": run.run_id}), "run_rejected"),
             ("token without run", dict(headers={
                 "x-toolgate-run-token": run.run_token}), "run_rejected"),
             ("unknown run", dict(headers={
@@ -542,6 +544,27 @@ class Mesh(unittest.TestCase):
                 body = json.loads(reply.immediate_response.body)
                 self.assertNotIn("jsonrpc", body)
                 self.assertEqual(body["error"]["code"], code, body)
+
+    def test_concurrent_calls_and_streams(self):
+        # Many Checks and Process streams at once (run under --config=tsan
+        # too): each gets its own run's answer, valid or not.
+        import concurrent.futures
+
+        def one(i):
+            run = self.open_run()
+            call = h.tools_call("get_customer", GOOD_READ, i)
+            added = self.grant_for(run, call)
+            result = GOOD_RESULT if i % 2 else BAD_RESULT
+            reply = self.process(call, self.answer(result, i),
+                                 self.upstream_headers(added, run))
+            return i, reply
+
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            for i, reply in pool.map(one, range(32)):
+                if i % 2:
+                    self.assertTrue(reply.HasField("response_body"), reply)
+                else:
+                    self.assert_output_denied(reply, i, -32043)
 
     def test_answers_of_other_methods_continue(self):
         stream = h.ExtProcStream(self.server.ext_proc)
