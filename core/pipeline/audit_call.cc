@@ -15,10 +15,11 @@ absl::Status AuditCall(CallContext& call) {
   AuditRecord record;
   record.audit_id = response.audit_id;
   record.rpc = "ValidateToolCall";
+  record.source = call.request.source;
   record.decision = std::string(DecisionName(response.decision));
   record.stop_reason = response.stop_reason;
   record.approval_id = response.approval_id;
-  if (call.request.kind == OutputKind::kStream) {
+  if (record.source.empty() && call.request.kind == OutputKind::kStream) {
     record.source = stream::SourceName(call.request.stream_format);
   }
   for (const CallReport& c : response.calls) {
