@@ -322,6 +322,13 @@ INSTANTIATE_TEST_SUITE_P(
              kGem,
              {Gem(R"([{"text":"a","functionCall":{"name":"f"}}])")},
              "malformed_stream"},
+        Case{
+            "partial_args",
+            kGem,
+            {Gem(
+                R"([{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.a","stringValue":"x"}],"willContinue":true}}])",
+                "STOP")},
+            "malformed_stream"},
         Case{"args_not_object",
              kGem,
              {Gem(R"([{"functionCall":{"name":"f","args":"{}"}}])")},

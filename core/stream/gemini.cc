@@ -1,7 +1,8 @@
 // Gemini streams (streamGenerateContent?alt=sse): GenerateContentResponse
 // chunks. candidates[0].content.parts[] hold text (thought parts left out)
-// and whole functionCall parts {name, args}, which Gemini does not split
-// across chunks; each is one call, its args written as canonical JSON. A
+// and whole functionCall parts {name, args, id}; each is one call, its args
+// written as canonical JSON. Calls streamed in pieces (partialArgs,
+// willContinue) are refused rather than read as calls without arguments. A
 // chunk with finishReason STOP completes the stream; only chunks without
 // candidates (usage) may follow.
 #include <string>
@@ -119,6 +120,16 @@ class GeminiAssembler final : public Assembler {
   }
 
   bool Call(const Json& call) {
+    // Only whole calls: partialArgs / willContinue (streamed arguments) or
+    // any other member would make `args` not the arguments that run.
+    for (const auto& [key, value] : call.items()) {
+      if (key != "name" && key != "args" && key != "id") {
+        Fail(kMalformedStream,
+             absl::StrCat("functionCall member ", TruncatedJson(key),
+                          " is not assembled (only whole calls are)"));
+        return false;
+      }
+    }
     const std::string *name = nullptr, *id = nullptr;
     const Json* args = nullptr;
     if (GetString(call, "name", &name) != Got::kOk || name->empty() ||
