@@ -116,6 +116,10 @@ const std::map<std::string, Setter>& Setters() {
              return &o->engine.result_schema_cache_bytes;
            },
            0, int64_t{1} << 36)},
+      {"schema_pool_bytes",
+       Number<size_t>(
+           [](ServerOptions* o) { return &o->engine.schema_pool_bytes; }, 0,
+           int64_t{1} << 40)},
       {"max_send_message_bytes",
        Number<int64_t>(
            [](ServerOptions* o) { return &o->max_send_message_bytes; }, 1 << 20,
@@ -217,7 +221,8 @@ std::string ServerUsage() {
          "N]\n"
          "                [--max_calls_per_output N] "
          "[--approval_ttl_seconds N]\n"
-         "                [--result_schema_cache_bytes N]\n"
+         "                [--result_schema_cache_bytes N] "
+         "[--schema_pool_bytes N]\n"
          "                [--max_send_message_bytes N] [--audit_log PATH|-]\n"
          "                [--audit_payloads] [--audit_required]\n"
          "                [--port_file PATH] [--shutdown_grace_seconds N]\n"

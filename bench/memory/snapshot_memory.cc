@@ -3,14 +3,16 @@
 // generated manifest of bench/memory/manifest_gen.h.
 //
 //   snapshot_memory [SNAPSHOTS] [TOOLS] [DISTINCT_PATTERNS] [POOL_BYTES]
+//                   [new]
 //
 // Creates SNAPSHOTS manifests that differ only in their tool names (so
-// their schemas are identical), validates one valid and one invalid call
-// for every tool (a regex builds its matching state on first use; a tool
-// the snapshot does not keep resident is compiled into the SchemaPool of
-// POOL_BYTES, default 64 MiB), and prints per snapshot the manifest bytes,
-// the heap retained from before Create to after the calls without what
-// the pool grew by (the pool is emptied, measured, and its budget
+// their schemas are identical; with "new", each has patterns no other
+// has, so every snapshot's schemas are new to the process), validates one valid
+// and one invalid call for every tool (a regex builds its matching state on
+// first use; a tool the snapshot does not keep resident is compiled into the
+// SchemaPool of POOL_BYTES, default 64 MiB), and prints per snapshot the
+// manifest bytes, the heap retained from before Create to after the calls
+// without what the pool grew by (the pool is emptied, measured, and its budget
 // restored), compiled_bytes(), with their ratios to the manifest bytes,
 // and how many schemas are resident. The pool's own figures follow. The
 // last line adds up all snapshots: shared schemas count once in the heap,
@@ -46,6 +48,7 @@ int main(int argc, char** argv) {
   toolgate::SchemaPool& pool = toolgate::SchemaPool::Global();
   if (argc > 4) pool.SetMaxBytes(std::strtoul(argv[4], nullptr, 10));
   const size_t pool_budget = pool.max_bytes();
+  const bool fresh = argc > 5 && std::string(argv[5]) == "new";
   toolgate::SnapshotStoreOptions options;
   options.limits.max_bytes = 1 << 24;
   toolgate::SnapshotStore store(options);
@@ -68,6 +71,7 @@ int main(int argc, char** argv) {
   size_t heap_total = 0, manifest_total = 0;
   for (int i = 0; i < snapshots; ++i) {
     gen.variant = absl::StrCat("v", i);
+    if (fresh) gen.pattern_base = 1000000 * static_cast<size_t>(i + 1);
     const std::string manifest = toolgate::bench::GenerateManifest(gen);
     const size_t before = HeapInUse();
     auto s = store.Create(manifest, toolgate::ManifestFormat::kMcp, "");

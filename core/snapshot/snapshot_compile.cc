@@ -113,18 +113,18 @@ void AddSchemaWarnings(const ToolSpec& tool, const schema::Schema& compiled,
 
 // Compiles `spec`'s schemas and places them in `plan`.
 absl::StatusOr<LoadedTool> LoadTool(const SchemaSource& source,
-                                    const ToolSpec& spec, size_t* hint,
+                                    const ToolSpec& spec,
+                                    const SchemaPointers& where, size_t* hint,
                                     ResidentPlan* plan,
                                     std::vector<std::string>* warnings) {
   LoadedTool l;
-  auto in = LoadSchema(source, spec, spec.input_schema,
-                       spec.input_schema_pointer, hint);
+  auto in = LoadSchema(source, spec, spec.input_schema, where.input, hint);
   if (!in.ok()) return in.status();
   l.input = *std::move(in);
   AddSchemaWarnings(spec, *l.input.compiled, "", warnings);
   if (spec.output_schema.has_value()) {
-    auto out = LoadSchema(source, spec, *spec.output_schema,
-                          spec.output_schema_pointer, hint);
+    auto out =
+        LoadSchema(source, spec, *spec.output_schema, where.output, hint);
     if (!out.ok()) return out.status();
     l.output = *std::move(out);
     AddSchemaWarnings(spec, *l.output.compiled, "output schema: ", warnings);
@@ -147,8 +147,7 @@ std::shared_ptr<const schema::Schema> Handle(
 }
 
 // The tool entry: `spec` without its schema documents (about 12 heap bytes
-// per schema byte; the canonical JSON keeps their text) and their source
-// pointers, which only compile errors used.
+// per schema byte; the canonical JSON keeps their text).
 CompiledTool Finish(ToolSpec spec, LoadedTool& l,
                     const std::shared_ptr<SchemaSource>& owner) {
   CompiledTool tool;
@@ -158,8 +157,6 @@ CompiledTool Finish(ToolSpec spec, LoadedTool& l,
     *spec.output_schema = Json();
   }
   spec.input_schema = Json();
-  std::string().swap(spec.input_schema_pointer);
-  std::string().swap(spec.output_schema_pointer);
   tool.spec = std::move(spec);
   return tool;
 }
@@ -210,7 +207,8 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
     if (cancel != nullptr) {
       if (absl::Status gone = cancel->Check(); !gone.ok()) return gone;
     }
-    auto l = LoadTool(source, spec, &hint, &plan, &s->warnings_);
+    auto l = LoadTool(source, spec, manifest.schema_pointers[spec.name], &hint,
+                      &plan, &s->warnings_);
     if (!l.ok()) return l.status();
     lazy += (l->input.lazy ? 1 : 0) + (l->output.lazy ? 1 : 0);
     loaded.push_back(*std::move(l));
