@@ -1,7 +1,8 @@
 #include "core/manifest/manifest_fields.h"
 
-#include <algorithm>
 #include <optional>
+
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -294,9 +295,9 @@ absl::Status ReadToolgateTool(const Json& v, const std::string& ptr,
 
 absl::Status ReadSettings(const Json& v, RunSettings* out) {
   FieldReader r(v, "/settings", "");
-  if (auto s =
-          r.OnlyKeys({"max_consecutive_rejects", "kill_switch",
-                      "require_approval_for", "max_calls_per_run_by_class"});
+  if (auto s = r.OnlyKeys({"max_consecutive_rejects", "kill_switch",
+                           "require_approval_for",
+                           "max_calls_per_run_by_class"});
       !s.ok()) {
     return s;
   }

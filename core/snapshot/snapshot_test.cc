@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -55,9 +56,8 @@ TEST(SnapshotTest, ManifestWarningsAreKept) {
       R"([{"type":"function","function":{"name":"ping"}}])",
       ManifestFormat::kOpenAI, "");
   ASSERT_TRUE(snapshot.ok()) << snapshot.status();
-  EXPECT_THAT(
-      (*snapshot)->warnings(),
-      Contains(::testing::HasSubstr("tool \"ping\" has no parameters")));
+  EXPECT_THAT((*snapshot)->warnings(),
+              Contains(::testing::HasSubstr("tool \"ping\" has no parameters")));
 }
 
 TEST(SnapshotTest, NearestToolNamesAreBoundedHints) {
