@@ -4,12 +4,13 @@
 // budget allows (Snapshot::Compile); a tool past it is compiled again when
 // a call uses it, and the pool keeps what was compiled that way so the next
 // call of a hot tool finds it. Entries are keyed by the tool schema's
-// content key (the same key that shares identical schemas across
-// snapshots), so two snapshots with the same schema share one pooled
-// program. Each entry is charged the schema's compiled_bytes() plus its
-// key and bookkeeping; the least recently used entries go first, and a
-// program that alone exceeds the budget is used for its call and not kept.
-// A budget of 0 keeps nothing: every use compiles.
+// content (its canonical text, format_assertion and $ref documents' digest:
+// what the key that shares identical schemas across snapshots digests), so
+// two snapshots with the same schema share one pooled program. Each entry is
+// charged the schema's compiled_bytes() plus its key and bookkeeping; the least
+// recently used entries go first, and a program that alone exceeds the budget
+// is used for its call and not kept. A budget of 0 keeps nothing: every use
+// compiles.
 //
 // Thread-safety: internally synchronized; Find and Insert may race freely.
 #ifndef TOOLGATE_CORE_SNAPSHOT_SCHEMA_POOL_H_

@@ -58,10 +58,14 @@ absl::string_view LazyToolSchema::text() const {
 
 absl::StatusOr<std::shared_ptr<const schema::Schema>> LazyToolSchema::Program()
     const {
+  // The pool is keyed by what the content key digests, not the digest:
+  // hashing a few hundred bytes costs less than SHA-256 on every call.
+  const std::string pool_key = absl::StrCat(format_assertion_ ? "a" : "n",
+                                            source_->documents_digest, text());
+  SchemaPool& pool = SchemaPool::Global();
+  if (auto pooled = pool.Find(pool_key)) return pooled;
   const std::string key =
       ToolSchemaKey(format_assertion_, source_->documents_digest, text());
-  SchemaPool& pool = SchemaPool::Global();
-  if (auto pooled = pool.Find(key)) return pooled;
   // A snapshot keeps it resident: sharing it costs the pool nothing.
   if (auto live = SharedSchemas().Find(key)) return live;
   // The text is canonical JSON the strict parser read back exactly at
@@ -74,7 +78,7 @@ absl::StatusOr<std::shared_ptr<const schema::Schema>> LazyToolSchema::Program()
   auto compiled =
       CompileToolSchema(key, *doc, format_assertion_, source_->documents);
   if (!compiled.ok()) return compiled.status();
-  pool.Insert(key, *compiled);
+  pool.Insert(pool_key, *compiled);
   return compiled;
 }
 
