@@ -2,6 +2,7 @@
 // programs stay resident (ResidentBudget) and which are compiled on use.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <utility>
 
@@ -240,9 +241,11 @@ size_t SchemaShare(const std::shared_ptr<const schema::Schema>& s) {
 size_t Snapshot::ResidentShare(
     const std::shared_ptr<const schema::Schema>& s) const {
   if (s == nullptr) return 0;
+  // std::less: a total order even for pointers into different objects.
   const auto& lazy = source_->lazy;
-  const bool is_lazy =
-      !lazy.empty() && s.get() >= &lazy.front() && s.get() <= &lazy.back();
+  const std::less<const schema::Schema*> before;
+  const bool is_lazy = !lazy.empty() && !before(s.get(), &lazy.front()) &&
+                       !before(&lazy.back(), s.get());
   return is_lazy ? 0 : SchemaShare(s);
 }
 
