@@ -1,9 +1,11 @@
 // Snapshots: a manifest compiled once into immutable, shareable form.
 //
-// A Snapshot owns the compiled input (and output) schema of every tool. It
-// is content-addressed (id = "sha256:" + digest of the canonical manifest),
-// so the same manifest yields the same id on any replica, and it never
-// changes after Compile: runs pin it by shared_ptr for their whole life.
+// A Snapshot owns the compiled input (and output) schema of every tool, or,
+// for tools past its memory budget (ResidentBudget), what compiles them
+// again on use. It is content-addressed (id = "sha256:" + digest of the
+// canonical manifest), so the same manifest yields the same id on any replica,
+// and it never changes after Compile: runs pin it by shared_ptr for their whole
+// life.
 //
 // Thread-safety: Snapshot is immutable and safe to share. SnapshotStore is
 // internally synchronized.
@@ -30,8 +32,7 @@ namespace toolgate {
 
 struct CompiledTool {
   // The tool as declared, except its schema documents (input_schema,
-  // output_schema: null once compiled; canonical_json() keeps their text)
-  // and their source pointers, which only compile errors used.
+  // output_schema: null once compiled; canonical_json() keeps their text).
   ToolSpec spec;
   // Identical schemas with identical options are shared process-wide.
   // Either the compiled program (resident) or, for a tool past the
