@@ -111,6 +111,11 @@ class Snapshot {
   // The snapshot's own bytes without its tools' entries, resident programs
   // and lazy schemas.
   size_t TableBytes() const;
+  // What `budget` leaves for resident programs once the canonical JSON,
+  // tool table and lazy schemas of `manifest` are counted (Compile calls
+  // it with canonical JSON, documents and reserved tables in place).
+  size_t ProgramBudget(const Manifest& manifest,
+                       const ResidentBudget& budget) const;
   // What `s` (a tool's input or output) holds by itself: a resident
   // program's share, nothing for a lazy schema (counted with source_).
   size_t ResidentShare(const std::shared_ptr<const schema::Schema>& s) const;

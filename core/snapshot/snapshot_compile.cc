@@ -188,19 +188,7 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
   source.documents = std::move(manifest.documents);
   s->tools_.reserve(manifest.tools.size());
   s->tool_names_.reserve(manifest.tools.size());
-  // What the snapshot costs with no program resident, as compiled_bytes()
-  // will count it (up to the warnings schemas add).
-  size_t fixed =
-      s->TableBytes() + Chunk(SchemaCount(manifest) * sizeof(LazyToolSchema));
-  for (const ToolSpec& t : manifest.tools) {
-    fixed += 2 * Str(t.name) + Str(t.description);
-  }
-  const size_t manifest_bytes = budget.manifest_bytes != 0
-                                    ? budget.manifest_bytes
-                                    : source.canonical_json.size();
-  const size_t cap = budget.times_manifest * manifest_bytes;
-  ResidentPlan plan(
-      std::max(cap > fixed ? cap - fixed : 0, budget.min_program_bytes));
+  ResidentPlan plan(s->ProgramBudget(manifest, budget));
   std::vector<LoadedTool> loaded;
   loaded.reserve(manifest.tools.size());
   size_t hint = 0, lazy = 0;
@@ -227,6 +215,22 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
             });
   s->warnings_.shrink_to_fit();
   return std::shared_ptr<const Snapshot>(std::move(s));
+}
+
+size_t Snapshot::ProgramBudget(const Manifest& manifest,
+                               const ResidentBudget& budget) const {
+  // What the snapshot costs with no program resident, as compiled_bytes()
+  // will count it (up to the warnings schemas add).
+  size_t fixed =
+      TableBytes() + Chunk(SchemaCount(manifest) * sizeof(LazyToolSchema));
+  for (const ToolSpec& t : manifest.tools) {
+    fixed += 2 * Str(t.name) + Str(t.description);
+  }
+  const size_t manifest_bytes = budget.manifest_bytes != 0
+                                    ? budget.manifest_bytes
+                                    : source_->canonical_json.size();
+  const size_t cap = budget.times_manifest * manifest_bytes;
+  return std::max(cap > fixed ? cap - fixed : 0, budget.min_program_bytes);
 }
 
 namespace {
