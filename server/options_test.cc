@@ -32,6 +32,7 @@ TEST(ServerFlags, RefusesWhatWouldSilentlyKeepADefault) {
            {"--max_calls_per_output=0"},
            {"--max_send_message_bytes=1000"},  // Below 1 MiB.
            {"--result_schema_cache_bytes=-1"},
+           {"--schema_pool_bytes=-1"},
            {"--listen"},  // no value
            {"positional"}}) {
     auto o = ParseServerFlags(args);
@@ -45,6 +46,7 @@ TEST(ServerFlags, ResponseAndRequestLimits) {
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->engine.max_calls_per_output, 64u);
   EXPECT_EQ(d->engine.result_schema_cache_bytes, 64u << 20);
+  EXPECT_EQ(d->engine.schema_pool_bytes, size_t{64} << 20);
   // The default send limit is a default client's 4 MiB receive limit, or
   // the receive limit when that is larger.
   EXPECT_EQ(MaxReceiveMessageBytes(*d), 4 * 200000 + (1 << 20));
@@ -52,12 +54,13 @@ TEST(ServerFlags, ResponseAndRequestLimits) {
   auto big = ParseServerFlags({"--max_input_bytes=2000000"});
   ASSERT_TRUE(big.ok());
   EXPECT_EQ(MaxSendMessageBytes(*big), 4 * 2000000 + (1 << 20));
-  auto o = ParseServerFlags({"--max_calls_per_output=8",
-                             "--result_schema_cache_bytes=0",
-                             "--max_send_message_bytes=2097152"});
+  auto o = ParseServerFlags(
+      {"--max_calls_per_output=8", "--result_schema_cache_bytes=0",
+       "--schema_pool_bytes=0", "--max_send_message_bytes=2097152"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->engine.max_calls_per_output, 8u);
   EXPECT_EQ(o->engine.result_schema_cache_bytes, 0u);
+  EXPECT_EQ(o->engine.schema_pool_bytes, 0u);
   EXPECT_EQ(MaxSendMessageBytes(*o), 2097152);
 }
 

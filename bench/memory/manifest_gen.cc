@@ -18,10 +18,11 @@ std::string GenerateManifest(const ManifestGenOptions& options) {
   for (size_t i = 0; i < options.tools; ++i) {
     const size_t k =
         options.distinct_patterns == 0 ? i : i % options.distinct_patterns;
-    absl::StrAppend(
-        &out, i ? "," : "", R"({"name":")", options.variant, "_tool_", i,
-        R"(","inputSchema":{"type":"object","properties":)",
-        R"({"id":{"type":"string","pattern":")", Pattern(k), R"("}}}})");
+    absl::StrAppend(&out, i ? "," : "", R"({"name":")", options.variant,
+                    "_tool_", i,
+                    R"(","inputSchema":{"type":"object","properties":)",
+                    R"({"id":{"type":"string","pattern":")",
+                    Pattern(options.pattern_base + k), R"("}}}})");
   }
   out += "]}";
   return out;

@@ -20,6 +20,9 @@ struct ManifestGenOptions {
   // Prefix of every tool name: manifests that differ only in it are
   // different snapshots with identical schemas.
   std::string variant = "v1";
+  // Added to every pattern's number: manifests with different bases share
+  // no schema (a process's first manifest of all-new schemas, again).
+  size_t pattern_base = 0;
 };
 
 // MCP `tools/list` JSON; with the defaults about 189 KB.

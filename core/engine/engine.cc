@@ -8,6 +8,7 @@
 #include "core/engine/snapshot_pages.h"
 #include "core/engine/validate_tool_call.h"
 #include "core/engine/validate_tool_output.h"
+#include "core/snapshot/schema_pool.h"
 
 namespace toolgate {
 namespace {
@@ -40,7 +41,9 @@ Engine::Engine(EngineOptions options, AuditSink audit,
       approvals_(ApprovalStoreOptions{
           absl::Seconds(options.approval_ttl_seconds), options.max_approvals,
           options.max_pending_approvals_per_run}),
-      services_{options_, snapshots_, runs_, approvals_, audit_} {}
+      services_{options_, snapshots_, runs_, approvals_, audit_} {
+  SchemaPool::Global().SetMaxBytes(options.schema_pool_bytes);
+}
 
 absl::StatusOr<ValidateCallResponse> Engine::ValidateToolCall(
     const ValidateCallRequest& request) {

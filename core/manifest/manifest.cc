@@ -71,7 +71,8 @@ absl::Status ReadOpenAI(const Json& doc, Manifest* m) {
     const Json* params = nullptr;
     if (auto s = f.Schema("parameters", /*required=*/false, &params); !s.ok())
       return s;
-    spec.input_schema_pointer = absl::StrCat("/", i, "/function/parameters");
+    m->schema_pointers[spec.name].input =
+        absl::StrCat("/", i, "/function/parameters");
     if (params == nullptr) {
       // OpenAI treats a missing parameters as "takes no arguments".
       spec.input_schema = {{"type", "object"},
@@ -102,7 +103,7 @@ absl::Status ReadAnthropic(const Json& doc, Manifest* m) {
     const Json* schema = nullptr;
     if (auto s = t.Schema("input_schema", true, &schema); !s.ok()) return s;
     spec.input_schema = *schema;
-    spec.input_schema_pointer = absl::StrCat("/", i, "/input_schema");
+    m->schema_pointers[spec.name].input = absl::StrCat("/", i, "/input_schema");
     m->tools.push_back(std::move(spec));
   }
   return absl::OkStatus();
@@ -122,8 +123,9 @@ absl::Status ReadMcp(const Json& doc, Manifest* m) {
     const Json* in = nullptr;
     if (auto s = t.Schema("inputSchema", true, &in); !s.ok()) return s;
     spec.input_schema = *in;
-    spec.input_schema_pointer = absl::StrCat("/tools/", i, "/inputSchema");
-    spec.output_schema_pointer = absl::StrCat("/tools/", i, "/outputSchema");
+    m->schema_pointers[spec.name] = {
+        absl::StrCat("/tools/", i, "/inputSchema"),
+        absl::StrCat("/tools/", i, "/outputSchema")};
     const Json* out = nullptr;
     if (auto s = t.Schema("outputSchema", false, &out); !s.ok()) return s;
     if (out != nullptr) spec.output_schema = *out;

@@ -103,10 +103,15 @@ struct ToolSpec {
   SideEffect side_effect = SideEffect::kWrite;
   OutputFormat output_format = OutputFormat::kAuto;
   ToolPolicy policy;
-  // Where input_schema / output_schema sat in the submitted manifest, so
-  // compile errors can point into what the user wrote. Not hashed.
-  std::string input_schema_pointer;
-  std::string output_schema_pointer;
+};
+
+// Where a tool's input_schema / output_schema sat in the submitted
+// manifest, so compile errors can point into what the user wrote. Kept
+// beside the tools, not in ToolSpec: a snapshot keeps every ToolSpec and
+// needs these only while compiling.
+struct SchemaPointers {
+  std::string input;
+  std::string output;
 };
 
 struct RunSettings {
@@ -130,6 +135,8 @@ struct Manifest {
   std::map<std::string, Json> documents;
   RunSettings settings;
   std::vector<std::string> warnings;
+  // By tool name. Not hashed.
+  std::map<std::string, SchemaPointers> schema_pointers;
 };
 
 // Reads `manifest_json` (already size-checked by the caller's limits).

@@ -282,11 +282,9 @@ absl::Status ReadToolgateTool(const Json& v, const std::string& ptr,
   const Json* in = nullptr;
   if (auto s = t.Schema("input_schema", true, &in); !s.ok()) return s;
   spec->input_schema = *in;
-  spec->input_schema_pointer = ptr + "/input_schema";
   const Json* out = nullptr;
   if (auto s = t.Schema("output_schema", false, &out); !s.ok()) return s;
   if (out != nullptr) spec->output_schema = *out;
-  spec->output_schema_pointer = ptr + "/output_schema";
   if (auto s = ReadSideEffect(t, &spec->side_effect); !s.ok()) return s;
   if (auto s = ReadOutputFormat(t, &spec->output_format); !s.ok()) return s;
   const Json* policy = nullptr;
@@ -351,11 +349,13 @@ absl::Status ReadToolgate(const Json& doc, Manifest* m) {
   if (auto s = root.Array("tools", true, &tools); !s.ok()) return s;
   for (size_t i = 0; i < tools->size(); ++i) {
     ToolSpec spec;
-    if (auto s = ReadToolgateTool((*tools)[i], absl::StrCat("/tools/", i),
-                                  m->settings, &spec);
+    const std::string ptr = absl::StrCat("/tools/", i);
+    if (auto s = ReadToolgateTool((*tools)[i], ptr, m->settings, &spec);
         !s.ok()) {
       return s;
     }
+    m->schema_pointers[spec.name] = {ptr + "/input_schema",
+                                     ptr + "/output_schema"};
     m->tools.push_back(std::move(spec));
   }
   const Json* docs = nullptr;

@@ -39,6 +39,11 @@ struct EngineOptions {
   size_t max_calls_per_output = 64;
   // Byte budget of the compiled inline result_schema cache (0: no cache).
   size_t result_schema_cache_bytes = 64 << 20;
+  // Byte budget of the process-wide pool of tool schemas compiled on use
+  // (core/snapshot/schema_pool.h): tools a snapshot does not keep resident.
+  // Process-wide, so the last Engine constructed sets it (0: every use of
+  // such a tool compiles its schema again).
+  size_t schema_pool_bytes = size_t{64} << 20;
   // A ListSnapshots page ends once its entries hold about this many bytes.
   size_t snapshot_page_bytes = 1 << 20;
   // Audit records also carry what replay needs to decide the call again

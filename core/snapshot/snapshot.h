@@ -1,9 +1,11 @@
 // Snapshots: a manifest compiled once into immutable, shareable form.
 //
-// A Snapshot owns the compiled input (and output) schema of every tool. It
-// is content-addressed (id = "sha256:" + digest of the canonical manifest),
-// so the same manifest yields the same id on any replica, and it never
-// changes after Compile: runs pin it by shared_ptr for their whole life.
+// A Snapshot owns the compiled input (and output) schema of every tool, or,
+// for tools past its memory budget (ResidentBudget), what compiles them
+// again on use. It is content-addressed (id = "sha256:" + digest of the
+// canonical manifest), so the same manifest yields the same id on any replica,
+// and it never changes after Compile: runs pin it by shared_ptr for their whole
+// life.
 //
 // Thread-safety: Snapshot is immutable and safe to share. SnapshotStore is
 // internally synchronized.
@@ -23,18 +25,37 @@
 #include "absl/synchronization/mutex.h"
 #include "core/manifest/manifest.h"
 #include "core/schema/schema.h"
+#include "core/snapshot/tool_schema.h"
 #include "core/util/cancel.h"
 
 namespace toolgate {
 
 struct CompiledTool {
   // The tool as declared, except its schema documents (input_schema,
-  // output_schema: null once compiled; canonical_json() keeps their text)
-  // and their source pointers, which only compile errors used.
+  // output_schema: null once compiled; canonical_json() keeps their text).
   ToolSpec spec;
   // Identical schemas with identical options are shared process-wide.
+  // Either the compiled program (resident) or, for a tool past the
+  // snapshot's resident budget, a LazyToolSchema that compiles it on use
+  // (tool_schema.h): both validate alike, so callers need not know which.
   std::shared_ptr<const schema::Schema> input;
   std::shared_ptr<const schema::Schema> output;  // Null when none declared.
+};
+
+// How many compiled programs a snapshot keeps resident. A manifest of all-
+// new schemas compiles to ~20-40 heap bytes per manifest byte, so keeping
+// every program would let each manifest cost tens of times its size;
+// programs past the budget are compiled again on use (SchemaPool).
+struct ResidentBudget {
+  // The manifest's bytes as submitted; 0: its canonical JSON's size.
+  size_t manifest_bytes = 0;
+  // Programs stay resident while compiled_bytes(), counting each resident
+  // program whole (not its share), stays within this many times
+  // manifest_bytes, ...
+  size_t times_manifest = 4;
+  // ... or, however little that leaves, while the resident programs add up
+  // to at most this: a small manifest keeps all of its programs.
+  size_t min_program_bytes = size_t{64} << 10;
 };
 
 class Snapshot {
@@ -42,13 +63,17 @@ class Snapshot {
   // Compiles every tool's schemas; the first schema that does not compile
   // refuses the whole manifest (INVALID_ARGUMENT naming tool and pointer).
   // Checks `cancel` (if given) between tools: CANCELLED/DEADLINE_EXCEEDED.
+  // Every schema is compiled (and its warnings kept); then, in tool name
+  // order, a tool's programs stay resident while they fit `budget` (first
+  // fit), and the others are dropped and compiled again on use.
   static absl::StatusOr<std::shared_ptr<const Snapshot>> Compile(
-      Manifest manifest, std::string name, const CancelToken* cancel = nullptr);
+      Manifest manifest, std::string name, const CancelToken* cancel = nullptr,
+      ResidentBudget budget = ResidentBudget());
 
   const std::string& id() const { return id_; }
   const std::string& name() const { return name_; }
   ManifestFormat source_format() const { return source_format_; }
-  const std::string& canonical_json() const { return canonical_json_; }
+  const std::string& canonical_json() const { return source_->canonical_json; }
   const RunSettings& settings() const { return settings_; }
   const std::vector<std::string>& tool_names() const { return tool_names_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -67,22 +92,39 @@ class Snapshot {
       const CancelToken* cancel = nullptr) const;
 
   // Approximate heap bytes this snapshot holds: its canonical manifest,
-  // tool table, and compiled schemas. A compiled schema or regex shared
-  // with other snapshots (see CompiledTool) counts its size divided by its
-  // users, so the figures of all live snapshots add up to what they hold
+  // tool table, and resident compiled schemas (not the programs of lazy
+  // tools, which SchemaPool holds and bounds). A compiled schema or regex
+  // shared with other snapshots (see CompiledTool) counts its size divided by
+  // its users, so the figures of all live snapshots add up to what they hold
   // together; one snapshot's figure can therefore grow when another that
   // shared its schemas is released. Counted from container capacities with
   // glibc's allocation sizes (core/util/heap_bytes.h); tracks mallinfo2
   // within ~10% on bench/memory's generated manifest (bench/README.md).
   size_t compiled_bytes() const;
 
+  // How many of the tools' schemas are resident / compiled on use.
+  size_t resident_schemas() const;
+  size_t lazy_schemas() const { return source_->lazy.size(); }
+
  private:
   Snapshot() = default;
+  // The snapshot's own bytes without its tools' entries, resident programs
+  // and lazy schemas.
+  size_t TableBytes() const;
+  // What `budget` leaves for resident programs once the canonical JSON,
+  // tool table and lazy schemas of `manifest` are counted (Compile calls
+  // it with canonical JSON, documents and reserved tables in place).
+  size_t ProgramBudget(const Manifest& manifest,
+                       const ResidentBudget& budget) const;
+  // What `s` (a tool's input or output) holds by itself: a resident
+  // program's share, nothing for a lazy schema (counted with source_).
+  size_t ResidentShare(const std::shared_ptr<const schema::Schema>& s) const;
 
   std::string id_;
   std::string name_;
   ManifestFormat source_format_ = ManifestFormat::kAuto;
-  std::string canonical_json_;
+  // Canonical JSON, $ref documents and lazy schemas (tool_schema.h).
+  std::shared_ptr<SchemaSource> source_;
   RunSettings settings_;
   std::vector<std::string> tool_names_;
   std::vector<std::string> warnings_;
@@ -104,6 +146,8 @@ struct SnapshotStoreOptions {
   size_t max_snapshots = 1024;
   // Summed Snapshot::compiled_bytes(), each as measured when it was added.
   size_t max_snapshot_bytes = size_t{256} << 20;
+  // Resident programs per snapshot; manifest_bytes is set by Create.
+  ResidentBudget resident;
 };
 
 // The snapshots this replica holds, bounded by count and bytes.

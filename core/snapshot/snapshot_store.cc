@@ -143,8 +143,10 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Create(
     }
   }
   // Compile and measure outside the lock: schemas can be large.
-  auto snapshot =
-      Snapshot::Compile(*std::move(manifest), std::string(name), cancel);
+  ResidentBudget budget = options_.resident;
+  budget.manifest_bytes = manifest_json.size();
+  auto snapshot = Snapshot::Compile(*std::move(manifest), std::string(name),
+                                    cancel, budget);
   if (!snapshot.ok()) return snapshot.status();
   const size_t bytes = (*snapshot)->compiled_bytes();
   absl::MutexLock lock(&mu_);

@@ -14,7 +14,10 @@
 //    is "sha256:" and 64 lowercase hex digits;
 //  * the snapshot is what the id says: it compiles exactly when the
 //    canonical manifest's does, carries the id and canonical JSON, finds
-//    every tool, and both compilations decide probe arguments identically.
+//    every tool, and both compilations decide probe arguments identically
+//    (the second keeps no program resident: every schema is found in the
+//    canonical JSON and compiled on use, so this checks lazy against
+//    resident, input and output schemas).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -68,7 +71,12 @@ const std::vector<Json>& Probes() {
 void CheckSnapshots(const Manifest& m, const Manifest& canonical,
                     const std::string& id, const std::string& json) {
   auto snapshot = Snapshot::Compile(m, "fuzz");
-  auto again = Snapshot::Compile(canonical, "fuzz");
+  // The canonical form with no program resident: every tool compiled on
+  // use must decide as the resident one does.
+  ResidentBudget lazy;
+  lazy.times_manifest = 0;
+  lazy.min_program_bytes = 0;
+  auto again = Snapshot::Compile(canonical, "fuzz", nullptr, lazy);
   FUZZ_CHECK(snapshot.ok() == again.ok(),
              "the manifest %s but its canonical form %s",
              snapshot.ok() ? "compiles" : "does not compile",
@@ -84,6 +92,13 @@ void CheckSnapshots(const Manifest& m, const Manifest& canonical,
              id.c_str());
   FUZZ_CHECK(s.canonical_json() == json, "snapshot canonical JSON differs");
   FUZZ_CHECK(s.tool_names().size() == m.tools.size(), "tools lost");
+  size_t schemas = 0;
+  for (const ToolSpec& spec : m.tools) {
+    schemas += spec.output_schema.has_value() ? 2 : 1;
+  }
+  FUZZ_CHECK((*again)->lazy_schemas() == schemas,
+             "%zu of %zu schemas not found in the canonical JSON",
+             schemas - (*again)->lazy_schemas(), schemas);
   for (const ToolSpec& spec : m.tools) {
     const CompiledTool* a = s.FindTool(spec.name);
     const CompiledTool* b = (*again)->FindTool(spec.name);
@@ -95,6 +110,10 @@ void CheckSnapshots(const Manifest& m, const Manifest& canonical,
       FUZZ_CHECK(a->input->IsValid(probe) == b->input->IsValid(probe),
                  "tool %s: one id, two decisions on %s", spec.name.c_str(),
                  CanonicalJson(probe).c_str());
+      FUZZ_CHECK(a->output == nullptr ||
+                     a->output->IsValid(probe) == b->output->IsValid(probe),
+                 "tool %s: output schema, two decisions on %s",
+                 spec.name.c_str(), CanonicalJson(probe).c_str());
     }
   }
 }
