@@ -10,7 +10,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-grpcio python3-protobuf jq
   python3-pytest python3-setuptools python3-pip  # client/python: pip install, pytest
-  golang-go golang-google-grpc-dev golang-google-protobuf-dev protoc-gen-go-grpc  # examples/go
+  golang-go golang-google-grpc-dev golang-google-protobuf-dev  # examples/go
+  golang-github-golang-protobuf-1-5-dev protoc-gen-go-grpc  # (1-5: grpc 1.33 codec on APIv2)
   libcmark-dev
   prometheus-cpp-dev prometheus  # --metrics_listen; tests: promtool
   libcurl4-openssl-dev  # core/policy url checks (curl_url); tests: /metrics client
