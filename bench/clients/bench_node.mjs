@@ -1,7 +1,7 @@
 // Client overhead per validate call, Node: run.validate versus the raw
 // grpc-js stub, against a real server. Same method as bench_python.py
 // (process.hrtime.bigint; N calls after 500 warm-up; raw and client
-// interleaved in blocks of 100; "local" is the client's own work alone:
+// alternating call by call; "local" is the client's own work alone:
 // the request built from the message plus a canned response read into a
 // Decision).
 //   node bench_node.mjs TARGET [N]   (from bench/clients, after
@@ -41,13 +41,9 @@ const canned = await rawCall();
 if (!readDecision(canned).allowed) throw new Error("bench call not allowed");
 for (let i = 0; i < 500; i++) { await rawCall(); await run.validate(MESSAGE); }
 const raw = [], cl = [], local = [];
-for (let b = 0; b < n / 100; b++) {
-  for (let i = 0; i < 100; i++) {
-    const t = process.hrtime.bigint(); await rawCall(); raw.push(Number(process.hrtime.bigint() - t));
-  }
-  for (let i = 0; i < 100; i++) {
-    const t = process.hrtime.bigint(); await run.validate(MESSAGE); cl.push(Number(process.hrtime.bigint() - t));
-  }
+for (let i = 0; i < n; i++) {
+  let t = process.hrtime.bigint(); await rawCall(); raw.push(Number(process.hrtime.bigint() - t));
+  t = process.hrtime.bigint(); await run.validate(MESSAGE); cl.push(Number(process.hrtime.bigint() - t));
 }
 const { modelOutput } = client;
 for (let i = 0; i < n; i++) {

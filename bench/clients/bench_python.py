@@ -4,8 +4,8 @@ the raw generated stub, against a real server.
     PYTHONPATH=<installed toolgate> /usr/bin/python3 bench_python.py TARGET [N]
 
 Three timings per call (time.perf_counter_ns), N calls each after 500
-warm-up calls, raw and client interleaved in blocks of 100 so drift hits
-both alike:
+warm-up calls, raw and client alternating call by call so drift (the
+machine is shared) hits both alike:
   raw     stub.ValidateToolCall(prebuilt request)
   client  run.validate(message dict) -> Decision (request built from the
           dict, response read into a Decision)
@@ -54,15 +54,14 @@ def main():
     for _ in range(500):
         stub.ValidateToolCall(raw_request, timeout=10)
         run.validate(MESSAGE)
-    for block in range(n // 100):
-        for _ in range(100):
-            t = time.perf_counter_ns()
-            stub.ValidateToolCall(raw_request, timeout=10)
-            raw.append(time.perf_counter_ns() - t)
-        for _ in range(100):
-            t = time.perf_counter_ns()
+    for i in range(2 * n):
+        t = time.perf_counter_ns()
+        if i % 2:
             run.validate(MESSAGE)
             client.append(time.perf_counter_ns() - t)
+        else:
+            stub.ValidateToolCall(raw_request, timeout=10)
+            raw.append(time.perf_counter_ns() - t)
     for _ in range(n):
         t = time.perf_counter_ns()
         rq.validate(run._scope, MESSAGE, "strict", "")

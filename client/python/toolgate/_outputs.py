@@ -16,8 +16,16 @@ from typing import Any, Tuple
 ModelOutput = Tuple[str, str]
 
 
+_SCALARS = (str, int, float, bool)
+
+
 def to_plain(value: Any) -> Any:
     """Returns value as dicts/lists/scalars, dropping None-valued keys."""
+    if isinstance(value, _SCALARS):
+        return value
+    if type(value) is dict:  # the common case: no SDK object inside
+        return {str(k): v if isinstance(v, _SCALARS) else to_plain(v)
+                for k, v in value.items() if v is not None}
     if hasattr(value, "model_dump"):  # pydantic v2: openai, anthropic, genai
         try:
             value = value.model_dump(mode="json", exclude_none=True)
@@ -128,4 +136,4 @@ def model_output(value: Any) -> ModelOutput:
     if isinstance(value, str):
         return ("text", value)
     doc = reshape(to_plain(value))
-    return ("native_json", json.dumps(doc, ensure_ascii=False))
+    return ("native_json", json.dumps(doc))

@@ -38,12 +38,17 @@ def rpc_deny(err: grpc.RpcError, method: str) -> DenyError:
     return DenyError(name, f"{method}: {details}")
 
 
+_ENUM_NAMES: Dict[Any, Dict[int, str]] = {}
+
+
 def _enum_name(enum, prefix: str, value: int, what: str) -> str:
-    known = {v.number: v.name for v in enum.DESCRIPTOR.values}
-    name = known.get(value)
-    if name is None:
+    known = _ENUM_NAMES.get(enum)
+    if known is None:  # number -> name without the prefix, built once
+        known = {v.number: v.name[len(prefix):] for v in enum.DESCRIPTOR.values}
+        _ENUM_NAMES[enum] = known
+    short = known.get(value)
+    if short is None:
         raise DenyError("UNKNOWN_ENUM", f"{what} {value} is not known")
-    short = name[len(prefix):]
     if short == "UNSPECIFIED":
         raise DenyError("UNSPECIFIED", f"{what} is UNSPECIFIED")
     return short
