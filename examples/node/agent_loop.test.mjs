@@ -36,3 +36,15 @@ test("agent_loop.ts: the decision sequence", async () => {
     server.stop();
   }
 });
+
+test("quickstart.mjs prints the allowed call", async () => {
+  const server = await startServer();
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, ["quickstart.mjs"],
+      { cwd: new URL(".", import.meta.url).pathname, timeout: 60_000,
+        env: { ...process.env, TOOLGATE_ADDR: server.target } });
+    assert.equal(stdout, "run update_ticket { priority: 'high' }\n");
+  } finally {
+    server.stop();
+  }
+});

@@ -55,3 +55,26 @@ def test_agent_loop_decision_sequence():
     finally:
         server.terminate()
         server.wait(10)
+
+
+def test_quickstart_prints_the_allowed_call():
+    tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+    port_file = os.path.join(tmp, "port")
+    server = subprocess.Popen([SERVER, "--listen=127.0.0.1:0",
+                               "--port_file=" + port_file])
+    try:
+        for _ in range(300):
+            if os.path.exists(port_file) and open(port_file).read().strip():
+                break
+            time.sleep(0.05)
+        env = dict(os.environ,
+                   TOOLGATE_ADDR="127.0.0.1:" + open(port_file).read().strip())
+        out = subprocess.run([sys.executable,
+                              os.path.join(HERE, "quickstart.py")],
+                             capture_output=True, text=True, timeout=60,
+                             env=env)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout == "run update_ticket {'priority': 'high'}\n"
+    finally:
+        server.terminate()
+        server.wait(10)
