@@ -12,6 +12,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { ToolGateClient, enumNumber } from "./proto";
 import { modelOutput, toPlain } from "./outputs";
+import { formatNumber, streamRequests } from "./stream";
 import {
   ApprovalStateName, Call, Decision, DenyError, OutputCheck, Verdict,
   readApprovalState, readDecision, readOutputCheck, readVerdict,
@@ -19,6 +20,7 @@ import {
 
 export * from "./types";
 export { modelOutput, reshape, toPlain } from "./outputs";
+export { detectFormat, eventText, StreamFormatName } from "./stream";
 
 const ADMIN = new Set(["CreateSnapshot", "DeleteSnapshot", "DecideApproval",
   "ListApprovals"]);
@@ -84,6 +86,33 @@ export class Gate {
             resolve(response);
           }
         });
+    });
+  }
+
+  /** @internal A client-streaming RPC fed from an async generator; an
+   * error in the source cancels the call (DenyError). */
+  callStream(method: string, messages: AsyncGenerator<object>,
+    timeoutMs: number): Promise<any> {
+    return new Promise((resolve, reject) => {
+      const call = this.client[method](new grpc.Metadata(),
+        { deadline: new Date(Date.now() + timeoutMs) },
+        (err: grpc.ServiceError | null, response: any) => {
+          if (err) {
+            const code = grpc.status[err.code] ?? "UNKNOWN";
+            reject(new DenyError(String(code), `${method}: ${err.details}`));
+          } else {
+            resolve(response);
+          }
+        });
+      (async () => {
+        for await (const m of messages) {
+          if (!call.write(m)) await new Promise((r) => call.once("drain", r));
+        }
+        call.end();
+      })().catch((e: Error) => {
+        call.cancel();
+        reject(new DenyError("CANCELLED", `${method}: the event source failed: ${e.message}`));
+      });
     });
   }
 
@@ -172,6 +201,23 @@ export class Run {
       repair: choice("REPAIR_POLICY_", "RepairPolicy", repair, "repair"),
       approval_id: approvalId,
     });
+    return readDecision(r);
+  }
+
+  /** Decides on a model's streamed output as it arrives: `events` is an
+   * async iterable (an openai / @anthropic-ai/sdk stream as returned) or an
+   * array of SSE data payloads ("[DONE]" included) or event objects.
+   * format: openai_chat, openai_responses, anthropic_messages or gemini
+   * (default: read from the first event). timeoutMs bounds the whole
+   * stream (default 300 s). */
+  async validateStream(events: AsyncIterable<unknown> | Iterable<unknown>,
+    { format, repair = "strict", approvalId = "", timeoutMs = 300_000 }:
+    { format?: string; repair?: string; approvalId?: string; timeoutMs?: number } = {},
+  ): Promise<Decision> {
+    if (format !== undefined) formatNumber(format);
+    const r = await this.gate.callStream("ValidateToolCallStream", streamRequests(
+      this.scope(), events, format,
+      choice("REPAIR_POLICY_", "RepairPolicy", repair, "repair"), approvalId), timeoutMs);
     return readDecision(r);
   }
 

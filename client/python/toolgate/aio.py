@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, Iterable, Optional
 import grpc
 
 from toolgate import _requests as rq
+from toolgate import _stream
 from toolgate import _types
 from toolgate._types import (Decision, DenyError, OutputCheck, Verdict,
                              approval_state)
@@ -129,6 +130,21 @@ class Run:
         request = rq.validate(self._scope, model_output, repair, approval_id)
         return Decision.read(await self._gate._call("ValidateToolCall",
                                                     request))
+
+    async def validate_stream(self, events: Any, *,
+                              format: Optional[str] = None,
+                              repair: str = "strict", approval_id: str = "",
+                              timeout: float = 300.0) -> Decision:
+        """Run.validate_stream for an async iterable (or a plain one) of
+        events, e.g. an SDK's async stream."""
+        if format is not None:
+            _stream.format_number(format)
+        r = await self._gate._call(
+            "ValidateToolCallStream",
+            _stream.async_requests(self._scope, events, format, repair,
+                                   approval_id),
+            timeout=timeout)
+        return Decision.read(r)
 
     async def check_output(self, tool: str, result: Any, *,
                            content_type: str = "application/json",

@@ -11,6 +11,7 @@ from typing import Any, Callable, Dict, Iterable, Optional
 import grpc
 
 from toolgate import _requests as rq
+from toolgate import _stream
 from toolgate import _types
 from toolgate._types import (Decision, DenyError, OutputCheck, Verdict,
                              approval_state)
@@ -149,6 +150,24 @@ class Run:
         """
         request = rq.validate(self._scope, model_output, repair, approval_id)
         return Decision.read(self._gate._call("ValidateToolCall", request))
+
+    def validate_stream(self, events: Iterable[Any], *,
+                        format: Optional[str] = None, repair: str = "strict",
+                        approval_id: str = "",
+                        timeout: float = 300.0) -> Decision:
+        """Decides on a model's streamed output as it arrives: events are
+        SSE data payloads ("[DONE]" included) or what an SDK stream yields
+        (OpenAI chunks / Responses events, Anthropic stream events, Gemini
+        chunks). format: openai_chat, openai_responses, anthropic_messages
+        or gemini (default: read from the first event). timeout bounds the
+        whole stream. An error in `events` cancels the call: DenyError."""
+        if format is not None:
+            _stream.format_number(format)
+        r = self._gate._call(
+            "ValidateToolCallStream",
+            _stream.requests(self._scope, events, format, repair, approval_id),
+            timeout=timeout)
+        return Decision.read(r)
 
     def check_output(self, tool: str, result: Any, *,
                      content_type: str = "application/json",
