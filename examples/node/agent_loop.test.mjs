@@ -27,11 +27,11 @@ const EXPECTED = [
 test("agent_loop.ts: the decision sequence", async () => {
   const server = await startServer();
   try {
-    const { stdout } = await promisify(execFile)(process.execPath,
+    const { stdout, stderr } = await promisify(execFile)(process.execPath,
       ["dist/agent_loop.js", "--target", server.target, "--toolgatectl", TOOLGATECTL],
       { cwd: new URL(".", import.meta.url).pathname, timeout: 120_000 });
     const steps = stdout.trim().split("\n").map((l) => JSON.parse(l));
-    assert.deepEqual(steps.map((s) => [s.run, s.step, s.value]), EXPECTED);
+    assert.deepEqual(steps.map((s) => [s.run, s.step, s.value]), EXPECTED, stderr);
   } finally {
     server.stop();
   }

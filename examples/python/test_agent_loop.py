@@ -51,7 +51,8 @@ def test_agent_loop_decision_sequence():
             capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr
         steps = [json.loads(line) for line in out.stdout.splitlines()]
-        assert [(s["run"], s["step"], s["value"]) for s in steps] == EXPECTED
+        assert [(s["run"], s["step"], s["value"]) for s in steps] == \
+            EXPECTED, out.stderr
     finally:
         server.terminate()
         server.wait(10)
