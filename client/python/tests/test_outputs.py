@@ -16,7 +16,7 @@ class SdkObject:
     def __init__(self, dump):
         self._dump = dump
 
-    def model_dump(self, mode="python", exclude_none=False):
+    def model_dump(self, mode="python", exclude_none=False, by_alias=False):
         if not exclude_none:
             return self._dump
         return {k: v for k, v in self._dump.items() if v is not None}

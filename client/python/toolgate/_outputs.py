@@ -28,7 +28,9 @@ def to_plain(value: Any) -> Any:
                 for k, v in value.items() if v is not None}
     if hasattr(value, "model_dump"):  # pydantic v2: openai, anthropic, genai
         try:
-            value = value.model_dump(mode="json", exclude_none=True)
+            # by_alias: the wire names (google-genai's camelCase).
+            value = value.model_dump(mode="json", exclude_none=True,
+                                     by_alias=True)
         except TypeError:
             value = value.model_dump()
     elif hasattr(value, "to_dict") and callable(value.to_dict):
