@@ -1,7 +1,8 @@
 #!/bin/bash
 # Assembles the runtime file set of the toolgate image into OUT_DIR: the two
-# binaries, exactly the shared libraries they load (found with ldd), the
-# loader, and /etc/passwd + /etc/group with the non-root user.
+# binaries, exactly the shared libraries they load (found with ldd, plus
+# those the server dlopens), the loader, and /etc/passwd + /etc/group with
+# the non-root user.
 #
 #   scripts/build-rootfs.sh OUT_DIR [TOOLGATE_BIN TOOLGATECTL_BIN]
 #
@@ -34,10 +35,19 @@ install -m 0755 "$toolgatectl" "$out/usr/local/bin/toolgatectl"
 ln -s usr/lib "$out/lib"
 ln -s usr/lib64 "$out/lib64"
 
+# Libraries the server loads with dlopen, which ldd cannot see:
+# libcurl for url argument rules (core/policy/curl_url_api.h).
+dlopened=()
+for name in libcurl.so.4; do
+  path=$(ldconfig -p | awk -v n="$name" '$1 == n && /x86-64/ { print $NF; exit }')
+  [ -n "$path" ] || { echo "build-rootfs: $name not found (ldconfig -p)" >&2; exit 1; }
+  dlopened+=("$path")
+done
+
 # Every object ldd names (and the loader), at its real path, plus the name
 # the loader looks for (the soname link) when that differs.
-# (With two files ldd heads each list with "FILE:", skipped here.)
-libs=$(ldd "$toolgate" "$toolgatectl" |
+# (With several files ldd heads each list with "FILE:", skipped here.)
+libs=$( (ldd "$toolgate" "$toolgatectl" "${dlopened[@]}"; printf '%s\n' "${dlopened[@]}") |
   awk '/:$/ { next }
        /not found/ { print "MISSING " $1; next }
        $2 == "=>" && $3 ~ /^\// { print $3; next }

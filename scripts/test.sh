@@ -16,6 +16,9 @@ scripts/install-deps.sh || exit 1
 suite="$(cd .. && pwd)/shared/conformance/JSON-Schema-Test-Suite"
 env_flags=()
 [ -d "$suite" ] && env_flags+=("--test_env=TOOLGATE_CONFORMANCE_DIR=$suite")
+# Envoy's API protos (the mesh tests' oracle) live there too; the tests
+# fail without them.
+env_flags+=("--test_env=TOOLGATE_ENVOY_API_DIR=$(cd .. && pwd)/shared/envoy-api")
 
 passed=0
 failed=0

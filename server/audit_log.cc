@@ -38,6 +38,7 @@ std::string AuditLine(const AuditRecord &r) {
                {"codes", r.codes},
                {"repairs", r.repairs},
                {"latency_us", r.latency_us}};
+  if (!r.source.empty()) line["source"] = r.source;
   if (!r.approval_id.empty()) line["approval_id"] = r.approval_id;
   if (!r.approver.empty()) line["approver"] = r.approver;
   if (!r.reason.empty()) line["reason"] = r.reason;

@@ -24,6 +24,8 @@
 #include "server/audit_log.h"
 #include "server/auth.h"
 #include "server/credentials.h"
+#include "server/envoy_authz.h"
+#include "server/envoy_ext_proc.h"
 #include "server/manifests.h"
 #include "server/metrics.h"
 #include "server/options.h"
@@ -101,7 +103,8 @@ void HandleSignals(Running r) {
 std::unique_ptr<grpc::Server> Start(
     const ServerOptions &options,
     const std::shared_ptr<grpc::ServerCredentials> &credentials,
-    grpc::Service *service) {
+    grpc::Service *service,
+    const std::vector<grpc::Service *> &more_services = {}) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -112,6 +115,7 @@ std::unique_ptr<grpc::Server> Start(
   // RESOURCE_EXHAUSTED (a deny for every client).
   builder.SetMaxSendMessageSize(MaxSendMessageBytes(options));
   builder.RegisterService(service);
+  for (grpc::Service *more : more_services) builder.RegisterService(more);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr) {
     std::cerr << "toolgate: cannot listen on " << options.listen << "\n";
@@ -184,8 +188,12 @@ int Serve(const ServerOptions &options) {
   // Parses requests itself: an unparsable one is INVALID_ARGUMENT naming
   // the field, not INTERNAL (see raw_service.h).
   RawToolGateService service(&typed, metrics.get());
-  std::unique_ptr<grpc::Server> server =
-      Start(options, *credentials, &service);
+  // Envoy's ext_authz and ext_proc (docs/mesh.md), on the same listener.
+  RunGrants mesh_grants;
+  EnvoyAuthzService envoy_authz(&engine, &mesh_grants);
+  EnvoyExtProcService envoy_ext_proc(&engine, &mesh_grants);
+  std::unique_ptr<grpc::Server> server = Start(
+      options, *credentials, &service, {&envoy_authz, &envoy_ext_proc});
   if (server == nullptr) return 1;
   std::unique_ptr<grpc::Server> health;
   if (!options.health_listen.empty()) {

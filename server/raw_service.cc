@@ -37,22 +37,11 @@ namespace {
 
 std::atomic<int> waiting_calls{0};
 
-// One unary RPC served as a client stream of one message; see raw_service.h.
-class OneMessageReactor final
-    : public grpc::ServerReadReactor<grpc::ByteBuffer> {
+// Runs a waiting method on a thread of its own (see raw_service.h) and
+// finishes the call from there. Deletes itself once gRPC is done with it.
+class WaitingReactor final : public grpc::ServerUnaryReactor {
  public:
-  // `bytes` is null when the call carried no message.
-  using Handle = std::function<grpc::Status(const grpc::ByteBuffer* bytes)>;
-  OneMessageReactor(Handle handle, bool waits)
-      : handle_(std::move(handle)), waits_(waits) {
-    StartRead(&bytes_);
-  }
-  void OnReadDone(bool ok) override {
-    // No message: the caller half-closed without one or the call is gone.
-    if (!ok || !waits_) {
-      Finish(handle_(ok ? &bytes_ : nullptr));
-      return;
-    }
+  explicit WaitingReactor(std::function<grpc::Status()> handle) {
     if (waiting_calls.fetch_add(1) >= kMaxWaitingCalls) {
       waiting_calls.fetch_sub(1);
       Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
@@ -61,18 +50,13 @@ class OneMessageReactor final
       return;
     }
     // The reactor lives until OnDone, which comes only after Finish.
-    std::thread([this] {
-      grpc::Status status = handle_(&bytes_);
+    std::thread([this, handle = std::move(handle)] {
+      grpc::Status status = handle();
       waiting_calls.fetch_sub(1);
       Finish(status);
     }).detach();
   }
   void OnDone() override { delete this; }
-
- private:
-  const Handle handle_;
-  const bool waits_;
-  grpc::ByteBuffer bytes_;
 };
 
 template <typename Request, typename Response>
@@ -80,14 +64,10 @@ grpc::Status Serve(ToolGateService* typed,
                    grpc::Status (ToolGateService::*method)(
                        grpc::ServerContextBase*, const Request*, Response*),
                    grpc::CallbackServerContext* context,
-                   const grpc::ByteBuffer* bytes, Response* response,
+                   const grpc::ByteBuffer& bytes, Response* response,
                    ServerMetrics* metrics) {
-  if (bytes == nullptr) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        "the call carried no request message");
-  }
   Request request;
-  grpc::Status status = ParseRequest(*bytes, &request);
+  grpc::Status status = ParseRequest(bytes, &request);
   if (!status.ok()) return status;
   status = (typed->*method)(context, &request, response);
   if (status.ok() && metrics != nullptr) metrics->Decided(request, *response);
@@ -106,35 +86,36 @@ void RawToolGateService::Add(
   paths_.push_back(
       absl::StrCat("/", v1::ToolGate::service_full_name(), "/", name));
   AddMethod(new grpc::internal::RpcServiceMethod(
-      paths_.back().c_str(), grpc::internal::RpcMethod::CLIENT_STREAMING,
-      nullptr));
+      paths_.back().c_str(), grpc::internal::RpcMethod::NORMAL_RPC, nullptr));
   ToolGateService* typed = typed_;
   ServerMetrics* metrics = metrics_;
   const int slot = ServerMetrics::RpcSlot(name);
   MarkMethodCallback(
       static_cast<int>(methods_.size() - 1),
-      new grpc::internal::CallbackClientStreamingHandler<grpc::ByteBuffer,
-                                                         Response>(
+      new grpc::internal::CallbackUnaryHandler<grpc::ByteBuffer, Response>(
           [typed, method, metrics, slot, waits](
-              grpc::CallbackServerContext* context, Response* response) {
+              grpc::CallbackServerContext* context,
+              const grpc::ByteBuffer* bytes,
+              Response* response) -> grpc::ServerUnaryReactor* {
             // Without metrics nothing is timed: the clock costs too.
             const auto start = metrics != nullptr
                                    ? std::chrono::steady_clock::now()
                                    : std::chrono::steady_clock::time_point();
-            return new OneMessageReactor(
-                [typed, method, metrics, slot, context, response,
-                 start](const grpc::ByteBuffer* bytes) {
-                  grpc::Status status = Serve<Request>(
-                      typed, method, context, bytes, response, metrics);
-                  if (metrics != nullptr) {
-                    const std::chrono::duration<double> took =
-                        std::chrono::steady_clock::now() - start;
-                    metrics->Finished(slot, status, took.count(),
-                                      bytes == nullptr ? 0 : bytes->Length());
-                  }
-                  return status;
-                },
-                waits);
+            auto handle = [typed, method, metrics, slot, context, bytes,
+                           response, start] {
+              grpc::Status status = Serve<Request>(typed, method, context,
+                                                   *bytes, response, metrics);
+              if (metrics != nullptr) {
+                const std::chrono::duration<double> took =
+                    std::chrono::steady_clock::now() - start;
+                metrics->Finished(slot, status, took.count(), bytes->Length());
+              }
+              return status;
+            };
+            if (waits) return new WaitingReactor(std::move(handle));
+            grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+            reactor->Finish(handle());
+            return reactor;
           }));
 }
 

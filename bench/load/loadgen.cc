@@ -48,6 +48,7 @@ std::chrono::system_clock::time_point Deadline(
 struct Shared {
   v1::ToolGate::Stub* stub = nullptr;
   const HealthStub* health = nullptr;
+  envoy::service::auth::v3::Authorization::Stub* authz = nullptr;
   Clock::time_point stop_at;
   int64_t max_requests = 0;  // 0: unbounded.
   std::chrono::milliseconds rpc_timeout{5000};
@@ -77,8 +78,8 @@ void RecordError(const std::string& code, const std::string& message,
 void MaybeResetRun(Shared& shared, const Item& item,
                    const v1::ValidateToolCallResponse& resp,
                    WorkerStats* stats) {
-  if (item.request.run_id().empty() ||
-      resp.decision() != v1::DECISION_REJECT || resp.attempts_left() > 0) {
+  if (item.request.run_id().empty() || resp.decision() != v1::DECISION_REJECT ||
+      resp.attempts_left() > 0) {
     return;
   }
   grpc::ClientContext ctx;
@@ -118,6 +119,7 @@ grpc::Status Timed(Shared& shared, WorkerStats* stats, Call call) {
 struct Responses {
   v1::ValidateToolCallResponse call;
   v1::ExtractVerdictResponse verdict;
+  envoy::service::auth::v3::CheckResponse check;
 };
 
 void SendCall(Shared& shared, const Item& item, WorkerStats* stats,
@@ -166,6 +168,22 @@ void SendHealth(Shared& shared, const Item& item, WorkerStats* stats) {
   }
 }
 
+// Anything but an allow (status OK and an ok_response) is an error.
+void SendCheck(Shared& shared, const Item& item, WorkerStats* stats,
+               envoy::service::auth::v3::CheckResponse* resp) {
+  resp->Clear();
+  grpc::Status s = Timed(shared, stats, [&](grpc::ClientContext* ctx) {
+    return shared.authz->Check(ctx, item.check, resp);
+  });
+  if (!s.ok()) return;
+  const bool allowed = resp->status().code() == 0 && resp->has_ok_response();
+  ++stats->outcomes[allowed ? "OK" : "DENIED"];
+  if (!allowed) {
+    RecordError("DENIED", "ext_authz denied: " + resp->denied_response().body(),
+                stats);
+  }
+}
+
 void Work(Shared& shared, const std::vector<Item>& items, size_t first,
           WorkerStats* stats) {
   Responses resp;
@@ -184,6 +202,9 @@ void Work(Shared& shared, const std::vector<Item>& items, size_t first,
         break;
       case Rpc::kHealthCheck:
         SendHealth(shared, item, stats);
+        break;
+      case Rpc::kEnvoyCheck:
+        SendCheck(shared, item, stats, &resp.check);
         break;
     }
   }
@@ -273,6 +294,8 @@ int Main(const LoadgenOptions& options) {
   Shared shared;
   shared.stub = stub.get();
   shared.health = &health;
+  auto authz = envoy::service::auth::v3::Authorization::NewStub(channel);
+  shared.authz = authz.get();
   shared.max_requests = options.max_requests;
   shared.rpc_timeout = std::chrono::milliseconds(options.rpc_timeout_ms);
   // Snapshot lookups and OpenRun happen before the clock starts.

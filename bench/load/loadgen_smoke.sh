@@ -17,7 +17,8 @@ LOADGEN="$1"
 ADDR="$2"
 failed=0
 RUNS="stateless:allow stateless:reject stateless:text stateless:mixed
-  stateless:health stateless:verdict run:allow run:mixed run:health run:verdict"
+  stateless:health stateless:verdict stateless:authz run:allow run:mixed
+  run:health run:verdict run:authz"
 for run in $RUNS; do
   out="$("$LOADGEN" --addr="$ADDR" --mode="${run%%:*}" --mix="${run##*:}" \
     --concurrency=2 --duration_seconds=1 --label="smoke $run")" || {
@@ -27,11 +28,11 @@ for run in $RUNS; do
   }
   echo "$out" | head -n 1
   # The JSON line: some requests, no errors, nothing unexpected; health
-  # and verdict answered SERVING and PASS every time.
+  # verdict and authz answered SERVING, PASS and OK every time.
   if ! echo "$out" | tail -n 1 | /usr/bin/python3 -c '
 import json, sys
 d = json.loads(sys.stdin.read())
-want = {"health": "SERVING", "verdict": "PASS"}.get(d["mix"])
+want = {"health": "SERVING", "verdict": "PASS", "authz": "OK"}.get(d["mix"])
 bad = d["requests"] == 0 or d["errors"] != 0 or d["unexpected"] != 0
 if want is not None:
     bad = bad or d["outcomes"] != {want: d["requests"]}

@@ -101,6 +101,7 @@ const std::vector<MixCase>& MixCases() {
       {"mixed", Mix::kMixed, Rpc::kValidateToolCall, 12},
       {"health", Mix::kHealth, Rpc::kHealthCheck, 0},
       {"verdict", Mix::kVerdict, Rpc::kExtractVerdict, 0},
+      {"authz", Mix::kAuthz, Rpc::kEnvoyCheck, 0},
   };
   return *kCases;
 }

@@ -63,6 +63,8 @@ absl::string_view MixName(Mix mix) {
       return "health";
     case Mix::kVerdict:
       return "verdict";
+    case Mix::kAuthz:
+      return "authz";
   }
   return "?";
 }
@@ -129,7 +131,8 @@ const std::map<std::string, Setter>& Setters() {
                                                 {"text", Mix::kText},
                                                 {"mixed", Mix::kMixed},
                                                 {"health", Mix::kHealth},
-                                                {"verdict", Mix::kVerdict}})},
+                                                {"verdict", Mix::kVerdict},
+                                                {"authz", Mix::kAuthz}})},
       {"max_requests",
        [](const std::string& v, LoadgenOptions* o) {
          if (!absl::SimpleAtoi(v, &o->max_requests) || o->max_requests < 0) {
@@ -185,11 +188,12 @@ std::string LoadgenUsage() {
       kMaxDurationSeconds,
       ")]\n"
       "               [--concurrency=4] [--mode=stateless|run]\n"
-      "               [--mix=allow|reject|text|mixed|health|verdict]\n"
+      "               [--mix=allow|reject|text|mixed|health|verdict|authz]\n"
       "               [--max_requests=0] [--rpc_timeout_ms=5000] "
       "[--label=TEXT]\n"
       "Sends ValidateToolCall (allow, reject, text, mixed), Health/Check\n"
-      "(health; ignores --mode=run) or ExtractVerdict (verdict) in a closed\n"
+      "(health; ignores --mode=run), ExtractVerdict (verdict) or Envoy's\n"
+      "ext_authz Check of an MCP tools/call (authz) in a closed\n"
       "loop to a toolgate sidecar on this machine (loopback or unix:\n"
       "addresses only) and prints one human line and one JSON line.\n");
 }

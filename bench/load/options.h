@@ -27,8 +27,10 @@ enum class Mode { kStateless, kRun };
 // the payloads of bench/engine/payloads.h (mixed interleaves all of allow,
 // reject and text). health is grpc.health.v1.Health/Check (service ""),
 // the baseline the others are compared to; verdict is ExtractVerdict with
-// the bench VerdictEnvelope() and the default result schema.
-enum class Mix { kAllow, kReject, kText, kMixed, kHealth, kVerdict };
+// the bench VerdictEnvelope() and the default result schema. authz is
+// Envoy's ext_authz Check (envoy.service.auth.v3.Authorization) of the
+// mcp_allow payload as an MCP tools/call body (docs/mesh.md).
+enum class Mix { kAllow, kReject, kText, kMixed, kHealth, kVerdict, kAuthz };
 
 absl::string_view ModeName(Mode mode);
 absl::string_view MixName(Mix mix);

@@ -26,8 +26,8 @@ const std::vector<std::string>& Names(Mix mix) {
   static const auto* kReject = new std::vector<std::string>{
       "openai_reject", "anthropic_reject", "mcp_reject"};
   static const auto* kText = new std::vector<std::string>{
-      "text_tag",   "text_fence_reasoning", "text_react",
-      "text_bare",  "text_damaged_strict",  "text_damaged_repair"};
+      "text_tag",  "text_fence_reasoning", "text_react",
+      "text_bare", "text_damaged_strict",  "text_damaged_repair"};
   static const auto* kNone = new std::vector<std::string>();
   switch (mix) {
     case Mix::kAllow:
@@ -177,6 +177,8 @@ Rpc RpcOf(Mix mix) {
       return Rpc::kHealthCheck;
     case Mix::kVerdict:
       return Rpc::kExtractVerdict;
+    case Mix::kAuthz:
+      return Rpc::kEnvoyCheck;
     default:
       return Rpc::kValidateToolCall;
   }
@@ -198,6 +200,50 @@ Item HealthItem() {
   return item;
 }
 
+Item AuthzItem(const bench::CallPayload& p, const std::string& snapshot) {
+  Item item;
+  item.rpc = Rpc::kEnvoyCheck;
+  auto* attributes = item.check.mutable_attributes();
+  auto* http = attributes->mutable_request()->mutable_http();
+  http->set_id("loadgen");
+  http->set_method("POST");
+  http->set_path("/mcp");
+  http->set_host("tools.internal");
+  (*http->mutable_headers())[":method"] = "POST";
+  (*http->mutable_headers())[":path"] = "/mcp";
+  (*http->mutable_headers())["content-type"] = "application/json";
+  const std::string body =
+      absl::StrCat(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":)",
+                   p.output, "}");
+  http->set_raw_body(body);
+  http->set_size(static_cast<int64_t>(body.size()));
+  (*attributes->mutable_context_extensions())["toolgate_snapshot"] = snapshot;
+  return item;
+}
+
+namespace {
+
+absl::StatusOr<std::vector<Item>> AuthzItems(Targets& targets, Mode mode) {
+  const bench::CallPayload& p = bench::CallNamed(kAuthzPayload);
+  auto target = targets.For(p.snapshot);
+  if (!target.ok()) return target.status();
+  Item item = AuthzItem(p, p.snapshot);
+  if (mode == Mode::kRun) {
+    auto& headers = *item.check.mutable_attributes()
+                         ->mutable_request()
+                         ->mutable_http()
+                         ->mutable_headers();
+    headers["x-toolgate-run-id"] = (*target)->run_id();
+    headers["x-toolgate-run-token"] = (*target)->run_token();
+    // CloseRuns reads the run from the ValidateToolCall fields.
+    item.request.set_run_id((*target)->run_id());
+    item.request.set_run_token((*target)->run_token());
+  }
+  return std::vector<Item>{std::move(item)};
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<Item>> BuildItems(
     v1::ToolGate::Stub& stub, const LoadgenOptions& options,
     std::chrono::milliseconds timeout) {
@@ -207,6 +253,8 @@ absl::StatusOr<std::vector<Item>> BuildItems(
       return std::vector<Item>{HealthItem()};
     case Rpc::kExtractVerdict:
       return VerdictItems(targets, options.mode);
+    case Rpc::kEnvoyCheck:
+      return AuthzItems(targets, options.mode);
     case Rpc::kValidateToolCall:
       break;
   }
@@ -234,13 +282,23 @@ void CloseRuns(v1::ToolGate::Stub& stub, const std::vector<Item>& items,
 }
 
 std::string StatusCodeName(grpc::StatusCode code) {
-  static const char* kNames[] = {
-      "OK",           "CANCELLED",         "UNKNOWN",
-      "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
-      "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
-      "FAILED_PRECONDITION", "ABORTED",     "OUT_OF_RANGE",
-      "UNIMPLEMENTED", "INTERNAL",         "UNAVAILABLE",
-      "DATA_LOSS",     "UNAUTHENTICATED"};
+  static const char* kNames[] = {"OK",
+                                 "CANCELLED",
+                                 "UNKNOWN",
+                                 "INVALID_ARGUMENT",
+                                 "DEADLINE_EXCEEDED",
+                                 "NOT_FOUND",
+                                 "ALREADY_EXISTS",
+                                 "PERMISSION_DENIED",
+                                 "RESOURCE_EXHAUSTED",
+                                 "FAILED_PRECONDITION",
+                                 "ABORTED",
+                                 "OUT_OF_RANGE",
+                                 "UNIMPLEMENTED",
+                                 "INTERNAL",
+                                 "UNAVAILABLE",
+                                 "DATA_LOSS",
+                                 "UNAUTHENTICATED"};
   const int c = static_cast<int>(code);
   return c >= 0 && c < 17 ? kNames[c] : absl::StrCat("CODE_", c);
 }

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "bench/engine/payloads.h"
 #include "bench/load/options.h"
+#include "envoy/service/auth/v3/external_auth.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/impl/rpc_method.h"
 #include "toolgate/v1/toolgate.grpc.pb.h"
@@ -21,7 +22,12 @@
 namespace toolgate {
 namespace load {
 
-enum class Rpc { kValidateToolCall, kExtractVerdict, kHealthCheck };
+enum class Rpc {
+  kValidateToolCall,
+  kExtractVerdict,
+  kHealthCheck,
+  kEnvoyCheck
+};
 
 // The RPC every request of a mix goes to.
 Rpc RpcOf(Mix mix);
@@ -35,6 +41,8 @@ struct Item {
   // kHealthCheck: HealthCheckRequest{service: ""}, encoded once here so
   // that encoding is not timed per call. Must be SERVING.
   grpc::ByteBuffer health;
+  // kEnvoyCheck: must be allowed (status OK with an ok_response).
+  envoy::service::auth::v3::CheckRequest check;
 };
 
 // The request a payload stands for (model output and repair policy; no
@@ -48,6 +56,15 @@ Item VerdictItem();
 
 // Health/Check for the server as a whole (service "").
 Item HealthItem();
+
+// ext_authz Check as Envoy sends it (with_request_body, pack_as_bytes) of
+// the payload's MCP params wrapped in a JSON-RPC tools/call, on a route
+// whose context_extensions name `snapshot` (run mode adds the run
+// headers).
+Item AuthzItem(const bench::CallPayload& p, const std::string& snapshot);
+
+// The authz mix checks this payload (an MCP tools/call that is allowed).
+inline constexpr char kAuthzPayload[] = "mcp_allow";
 
 // In run mode the verdict mix opens its run on this snapshot.
 inline constexpr char kVerdictRunSnapshot[] = "tickets";

@@ -65,6 +65,26 @@ class AuditTest : public testing::Test {
   std::vector<AuditRecord> records_;
 };
 
+// A front end other than the native RPC (the Envoy hook) names itself in
+// the record; the native RPCs leave the source empty.
+TEST_F(AuditTest, RecordNamesTheSourceThatAsked) {
+  Engine engine = MakeEngine(false, false);
+  const std::string id = Snapshot(engine);
+  ValidateCallRequest call = Call(id);
+  ASSERT_TRUE(engine.ValidateToolCall(call).ok());
+  call.source = "envoy_ext_authz";
+  ASSERT_TRUE(engine.ValidateToolCall(call).ok());
+  ValidateOutputRequest output = Output(id);
+  output.source = "envoy_ext_proc";
+  ASSERT_TRUE(engine.ValidateToolOutput(output).ok());
+  ASSERT_EQ(records_.size(), 3u);
+  EXPECT_EQ(records_[0].source, "");
+  EXPECT_EQ(records_[1].source, "envoy_ext_authz");
+  EXPECT_EQ(records_[1].rpc, "ValidateToolCall");
+  EXPECT_EQ(records_[2].source, "envoy_ext_proc");
+  EXPECT_EQ(records_[2].rpc, "ValidateToolOutput");
+}
+
 TEST_F(AuditTest, RecordHoldsTheDecisionRunModelRepairsAndTiming) {
   Engine engine = MakeEngine(false, false);
   const std::string id = Snapshot(engine);

@@ -31,6 +31,7 @@ AuditRecord OutputAudit(const ValidateOutputRequest& request,
   AuditRecord record;
   record.audit_id = response.audit_id;
   record.rpc = "ValidateToolOutput";
+  record.source = request.source;
   record.decision = response.result.verdict == output::OutputVerdict::kValid
                         ? "VALID"
                         : "INVALID";

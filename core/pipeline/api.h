@@ -80,6 +80,9 @@ struct ValidateCallRequest {
   // Cancelled or past its deadline: CANCELLED / DEADLINE_EXCEEDED, no
   // decision, nothing counted toward the run's breaker.
   CancelToken cancel;
+  // Who asked, for the audit record (AuditRecord::source): empty for the
+  // native RPC; e.g. "envoy_ext_authz" for the mesh hook.
+  std::string source;
 };
 
 struct CallReport {
@@ -121,6 +124,7 @@ struct ValidateOutputRequest {
   output::OutputMode mode = output::OutputMode::kUnspecified;
   // As in ValidateCallRequest; nothing counts toward the kill switch.
   CancelToken cancel;
+  std::string source;  // As in ValidateCallRequest ("envoy_ext_proc").
 };
 
 struct ValidateOutputResponse {
@@ -157,6 +161,9 @@ struct AuditRecord {
   std::string audit_id;
   absl::Time time;  // When the decision was recorded.
   std::string rpc;
+  // The front end that asked when not the RPC itself (envoy_ext_authz,
+  // envoy_ext_proc); empty for a native call.
+  std::string source;
   std::string snapshot_id;
   std::string run_id;
   std::string model;  // The run's model; empty for a stateless call.

@@ -15,6 +15,7 @@ absl::Status AuditCall(CallContext& call) {
   AuditRecord record;
   record.audit_id = response.audit_id;
   record.rpc = "ValidateToolCall";
+  record.source = call.request.source;
   record.decision = std::string(DecisionName(response.decision));
   record.stop_reason = response.stop_reason;
   record.approval_id = response.approval_id;

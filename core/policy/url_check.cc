@@ -1,7 +1,5 @@
 // url: libcurl's URL API parses; toolgate checks what it found, plus the
 // raw spelling where clients are known to disagree.
-#include <curl/curl.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdlib>
@@ -17,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "core/policy/argument_checks.h"
+#include "core/policy/curl_url_api.h"
 #include "core/policy/ip_address.h"
 
 namespace toolgate::policy {
@@ -157,20 +156,35 @@ ArgumentViolation Violation(absl::string_view code, absl::string_view value,
   return MakeViolation(code, absl::StrCat("url ", QuoteValue(value), " ", why));
 }
 
-struct CurlUrlDeleter {
-  void operator()(CURLU* u) const { curl_url_cleanup(u); }
-};
-using CurlUrl = std::unique_ptr<CURLU, CurlUrlDeleter>;
-
-std::optional<std::string> GetPart(CURLU* url, CURLUPart part) {
-  char* out = nullptr;
-  if (curl_url_get(url, part, &out, 0) != CURLUE_OK || out == nullptr) {
-    return std::nullopt;
+// A parsed URL and the API that parsed it.
+class CurlUrl {
+ public:
+  explicit CurlUrl(const CurlUrlFunctions& api) : api_(api), url_(api.url()) {}
+  ~CurlUrl() {
+    if (url_ != nullptr) api_.cleanup(url_);
   }
-  std::string s(out);
-  curl_free(out);
-  return s;
-}
+  CurlUrl(const CurlUrl&) = delete;
+  CurlUrl& operator=(const CurlUrl&) = delete;
+
+  bool ok() const { return url_ != nullptr; }
+  bool Set(const std::string& value) {
+    return api_.set(url_, CURLUPART_URL, value.c_str(),
+                    CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK;
+  }
+  std::optional<std::string> Get(CURLUPart part) const {
+    char* out = nullptr;
+    if (api_.get(url_, part, &out, 0) != CURLUE_OK || out == nullptr) {
+      return std::nullopt;
+    }
+    std::string s(out);
+    api_.free(out);
+    return s;
+  }
+
+ private:
+  const CurlUrlFunctions& api_;
+  CURLU* const url_;
+};
 
 // Refusals that need only the raw bytes; sets `authority` to the text
 // between "scheme://" and the first '/', '?' or '#'.
@@ -260,28 +274,26 @@ std::optional<ArgumentViolation> CheckUrl(absl::string_view value,
   absl::string_view authority;
   if (auto v = CheckRaw(value, rule, &scheme, &authority)) return v;
 
-  CurlUrl url(curl_url());
-  if (url == nullptr) {
-    return Violation("url_invalid", value, "could not be parsed");
-  }
-  const std::string terminated(value);
-  if (curl_url_set(url.get(), CURLUPART_URL, terminated.c_str(),
-                   CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK) {
+  // Loaded when the rule was (ValidateUrlRule); unparsed is refused.
+  absl::StatusOr<const CurlUrlFunctions*> api = CurlUrlApi();
+  if (!api.ok()) return Violation("url_invalid", value, "could not be parsed");
+  CurlUrl url(**api);
+  if (!url.ok()) return Violation("url_invalid", value, "could not be parsed");
+  if (!url.Set(std::string(value))) {
     return Violation("url_invalid", value, "is not a valid URL");
   }
-  if (GetPart(url.get(), CURLUPART_USER) ||
-      GetPart(url.get(), CURLUPART_PASSWORD) ||
-      GetPart(url.get(), CURLUPART_OPTIONS)) {
+  if (url.Get(CURLUPART_USER) || url.Get(CURLUPART_PASSWORD) ||
+      url.Get(CURLUPART_OPTIONS)) {
     return Violation("url_userinfo", value, "carries credentials; remove them");
   }
-  std::optional<std::string> raw_host = GetPart(url.get(), CURLUPART_HOST);
-  if (!raw_host || raw_host->empty() || GetPart(url.get(), CURLUPART_ZONEID)) {
+  std::optional<std::string> raw_host = url.Get(CURLUPART_HOST);
+  if (!raw_host || raw_host->empty() || url.Get(CURLUPART_ZONEID)) {
     return Violation("url_invalid", value, "has no valid host");
   }
   if (auto v = CheckHost(value, ClassifyHost(*raw_host), rule)) return v;
 
   int port = scheme->default_port;
-  if (std::optional<std::string> p = GetPart(url.get(), CURLUPART_PORT)) {
+  if (std::optional<std::string> p = url.Get(CURLUPART_PORT)) {
     if (!absl::SimpleAtoi(*p, &port)) {
       return Violation("url_invalid", value, "has an invalid port");
     }
@@ -346,6 +358,9 @@ absl::Status ValidateHostEntry(size_t i, absl::string_view entry) {
 }  // namespace
 
 absl::Status ValidateUrlRule(const UrlRule& rule) {
+  if (absl::StatusOr<const CurlUrlFunctions*> api = CurlUrlApi(); !api.ok()) {
+    return api.status();
+  }
   if (rule.schemes.empty()) {
     return absl::InvalidArgumentError("url rule: schemes is empty");
   }

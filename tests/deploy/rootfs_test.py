@@ -85,10 +85,17 @@ class RootfsTest(unittest.TestCase):
             self.assertEqual(self.instructions(self.runtime, word), [], word)
 
     def test_rootfs_holds_only_binaries_libraries_and_accounts(self):
+        # libcurl is dlopened for url rules: it and what it needs ship too.
+        curl = os.path.realpath(
+            subprocess.run(["sh", "-c", "ldconfig -p | awk '$1 == \"libcurl.so.4\""
+                            " && /x86-64/ { print $NF; exit }'"],
+                           check=True, capture_output=True, text=True)
+            .stdout.strip())
         ldd = subprocess.run(["ldd", runfile("server/toolgate"),
-                              runfile("client/toolgatectl")],
+                              runfile("client/toolgatectl"), curl],
                              check=True, capture_output=True, text=True).stdout
         libs = {os.path.realpath(p) for p in re.findall(r"(/\S+) \(0x", ldd)}
+        libs.add(curl)
         allowed = libs | {"/usr/local/bin/toolgate", "/usr/local/bin/toolgatectl",
                           "/etc/passwd", "/etc/group"}
         found = set()
@@ -135,6 +142,27 @@ class RootfsTest(unittest.TestCase):
         finally:
             server.send_signal(signal.SIGTERM)
             self.assertEqual(server.wait(timeout=30), 0)
+        self.decide_url_rule(chroot, serve[0], move(exec_form(healthcheck[
+            healthcheck.index("CMD ") + 4:])))
+
+    def decide_url_rule(self, chroot, toolgate, health):
+        """A url rule loads libcurl inside the image (it is dlopened).
+
+        On a loopback listener, where creating a snapshot needs no admin
+        credential."""
+        port = str(free_port())
+        ctl = chroot + ["/usr/local/bin/toolgatectl", "--addr",
+                        "127.0.0.1:" + port]
+        health = [a.replace(health[health.index("--addr") + 1],
+                            "127.0.0.1:" + port) for a in health]
+        server = subprocess.Popen(chroot + [toolgate,
+                                            "--listen=127.0.0.1:" + port])
+        try:
+            self.assertTrue(self.wait_healthy(chroot + health, server))
+            self.decide_urls(ctl)
+        finally:
+            server.send_signal(signal.SIGTERM)
+            self.assertEqual(server.wait(timeout=30), 0)
 
     def wait_healthy(self, health, server):
         for _ in range(100):
@@ -167,6 +195,36 @@ class RootfsTest(unittest.TestCase):
                                capture_output=True, text=True)
             self.assertEqual(r.returncode, code, r.stderr)
             self.assertEqual(json.loads(r.stdout)["decision"], decision)
+
+    def decide_urls(self, ctl):
+        manifest = {"toolgate": "v1", "tools": [{
+            "name": "fetch", "side_effect": "read",
+            "input_schema": {"type": "object",
+                             "properties": {"url": {"type": "string"}},
+                             "required": ["url"]},
+            "policy": {"arguments": {"/url": {"kind": "url",
+                                              "schemes": ["https"]}}}}]}
+        with open(os.path.join(self.root, "tmp/urls.json"), "w") as f:
+            json.dump(manifest, f)
+        made = subprocess.run(ctl + ["create-snapshot", "--manifest",
+                                     "/tmp/urls.json"],
+                              capture_output=True, text=True)
+        self.assertEqual(made.returncode, 0, made.stderr)
+        snapshot = json.loads(made.stdout)["snapshot_id"]
+        for url, code, decision in (
+                ("https://example.org/a", 0, "DECISION_ALLOW"),
+                ("https://127.0.0.1/a", 1, "DECISION_REJECT")):
+            call = {"role": "assistant", "tool_calls": [{
+                "id": "1", "type": "function",
+                "function": {"name": "fetch",
+                             "arguments": json.dumps({"url": url})}}]}
+            with open(os.path.join(self.root, "tmp/call.json"), "w") as f:
+                json.dump(call, f)
+            r = subprocess.run(ctl + ["validate", "--snapshot", snapshot,
+                                      "--native", "/tmp/call.json"],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, code, r.stderr)
+            self.assertEqual(json.loads(r.stdout)["decision"], decision, url)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,340 @@
+#include "server/envoy_authz.h"
+
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_join.h"
+#include "core/mesh/mcp_request.h"
+#include "server/convert.h"
+#include "server/envoy_common.h"
+
+namespace toolgate {
+namespace server {
+namespace {
+
+using envoy::service::auth::v3::AttributeContext;
+using envoy::service::auth::v3::CheckRequest;
+using envoy::service::auth::v3::CheckResponse;
+using mesh::RpcError;
+
+constexpr int kPermissionDenied = 7;  // google.rpc.Code
+
+// What one request asks for, read from Envoy's attributes.
+struct Ask {
+  Headers headers;
+  std::string method;
+  std::string path;
+  std::string body;
+  bool rest = false;
+  std::string tool_path;
+  std::string snapshot_id;  // Resolved.
+  std::string run_id;
+  std::string run_token;
+};
+
+// What was decided so far: allowed calls' audit ids, or the deny.
+struct Outcome {
+  bool denied = false;
+  int http_status = 200;
+  Json body;  // The JSON-RPC error (or batch of them) the agent sees.
+  std::vector<std::string> audit_ids;
+  std::string tool;         // The single tool called, for ext_proc.
+  std::string snapshot_id;  // As the engine resolved it (run-only asks).
+  bool called = false;
+};
+
+Outcome Deny(const Json& id, const RpcError& error, int http_status = 200) {
+  Outcome o;
+  o.denied = true;
+  o.http_status = http_status;
+  o.body = {
+      {"jsonrpc", "2.0"}, {"id", id}, {"error", mesh::ErrorObject(error)}};
+  return o;
+}
+
+Ask ReadAsk(const AttributeContext::HttpRequest& http) {
+  Ask ask;
+  for (const auto& [name, value] : http.headers()) {
+    ask.headers[absl::AsciiStrToLower(name)] = value;
+  }
+  AddHeaders(http.header_map(), &ask.headers);
+  ask.method =
+      http.method().empty() ? HeaderOr(ask.headers, ":method") : http.method();
+  ask.path = http.path().empty() ? HeaderOr(ask.headers, ":path") : http.path();
+  ask.body = http.raw_body().empty() ? http.body() : http.raw_body();
+  ask.run_id = HeaderOr(ask.headers, kRunIdHeader);
+  ask.run_token = HeaderOr(ask.headers, kRunTokenHeader);
+  return ask;
+}
+
+// The route's snapshot (by id or name) wins; a client's x-toolgate-snapshot
+// is read only where the route names none, and must then agree. With
+// neither, a run's pinned snapshot is used ("": the engine resolves it);
+// with no run either, there is no snapshot: a deny.
+absl::StatusOr<std::string> ResolveSnapshot(Engine* engine,
+                                            const CheckRequest& request,
+                                            const Ask& ask) {
+  const auto& ctx = request.attributes().context_extensions();
+  auto route = ctx.find(std::string(kSnapshotSetting));
+  const std::string header = HeaderOr(ask.headers, kSnapshotHeader);
+  std::string ref = route != ctx.end() ? route->second : header;
+  if (ref.empty() && !ask.run_id.empty()) return std::string();
+  if (ref.empty()) {
+    return absl::InvalidArgumentError(
+        "no snapshot: the route sets none (toolgate_snapshot) and the request "
+        "names neither a run nor a snapshot (x-toolgate-snapshot)");
+  }
+  auto snapshot = engine->GetSnapshot(ref, "");
+  if (!snapshot.ok()) snapshot = engine->GetSnapshot("", ref);
+  if (!snapshot.ok()) {
+    return absl::NotFoundError("unknown snapshot \"" + ref + "\"");
+  }
+  if (route != ctx.end() && !header.empty() && header != ref &&
+      header != (*snapshot)->id()) {
+    return absl::InvalidArgumentError(
+        "x-toolgate-snapshot is not the route's snapshot");
+  }
+  return (*snapshot)->id();
+}
+
+// One call through the pipeline; an error value unless ALLOW.
+std::optional<RpcError> Validate(Engine* engine, const Ask& ask,
+                                 const std::string& params_json,
+                                 const CancelToken& cancel,
+                                 std::string* audit_id,
+                                 std::string* snapshot_id) {
+  ValidateCallRequest call;
+  call.snapshot_id = ask.snapshot_id;
+  call.run_id = ask.run_id;
+  call.run_token = ask.run_token;
+  call.kind = OutputKind::kNative;
+  call.output = params_json;
+  call.approval_id = HeaderOr(ask.headers, kApprovalHeader);
+  call.cancel = cancel;
+  call.source = std::string(kAuthzSource);
+  absl::StatusOr<ValidateCallResponse> decided = engine->ValidateToolCall(call);
+  if (!decided.ok()) return ErrorForStatus(decided.status());
+  *audit_id = decided->audit_id;
+  if (snapshot_id->empty()) *snapshot_id = decided->snapshot_id;
+  if (decided->decision != Decision::kAllow) {
+    return mesh::ErrorForDecision(*decided);
+  }
+  return std::nullopt;
+}
+
+// A body toolgate cannot read as a whole.
+RpcError BodyError(const absl::Status& status) {
+  if (JsonErrorCode(status) == kInputTooLarge) {
+    return mesh::DeniedError("body_too_large", status.message());
+  }
+  return mesh::DeniedError("unreadable_body", status.message());
+}
+
+Outcome DecideMcp(Engine* engine, const Ask& ask, const CancelToken& cancel) {
+  absl::StatusOr<mesh::McpBody> body =
+      mesh::ReadMcpBody(ask.body, engine->options().limits);
+  if (!body.ok()) return Deny(nullptr, BodyError(body.status()));
+  Outcome o;
+  std::vector<std::optional<RpcError>> errors;
+  for (const mesh::McpMessage& m : body->messages) {
+    std::optional<RpcError> error;
+    if (m.kind == mesh::McpKind::kDeny) {
+      error = mesh::DeniedError(m.deny_reason,
+                                "this JSON-RPC message is not "
+                                "let through (" +
+                                    m.deny_reason + ")");
+    } else if (m.kind == mesh::McpKind::kToolCall && !o.denied) {
+      // Once the batch is denied, later calls are not decided (nothing
+      // spent on them: approvals, call budgets); they get batch_denied.
+      std::string audit_id;
+      error = Validate(engine, ask, m.params_json, cancel, &audit_id,
+                       &o.snapshot_id);
+      if (!audit_id.empty()) o.audit_ids.push_back(audit_id);
+      o.called = true;
+      o.tool = body->messages.size() == 1 ? m.tool : "";
+    }
+    o.denied = o.denied || error.has_value();
+    errors.push_back(std::move(error));
+  }
+  if (!o.denied) return o;
+  if (!body->batch) return Deny(body->messages[0].id, *errors[0]);
+  Outcome denied = Deny(nullptr, mesh::DeniedError("", ""));
+  denied.body = Json::array();
+  for (size_t i = 0; i < errors.size(); ++i) {
+    const RpcError e =
+        errors[i] ? *errors[i]
+                  : mesh::DeniedError("batch_denied",
+                                      "another message of this batch was "
+                                      "denied; send the allowed ones alone");
+    denied.body.push_back({{"jsonrpc", "2.0"},
+                           {"id", body->messages[i].id},
+                           {"error", mesh::ErrorObject(e)}});
+  }
+  return denied;
+}
+
+Outcome DecideRest(Engine* engine, const Ask& ask, const CancelToken& cancel) {
+  constexpr int kForbidden = 403;
+  absl::StatusOr<std::string> tool =
+      mesh::MatchToolPath(ask.tool_path, ask.path);
+  if (!tool.ok()) {
+    return Deny(nullptr, mesh::DeniedError("no_tool", tool.status().message()),
+                kForbidden);
+  }
+  absl::StatusOr<Json> arguments =
+      ParseStrictJson(ask.body, engine->options().limits);
+  if (!arguments.ok())
+    return Deny(nullptr, BodyError(arguments.status()), kForbidden);
+  const std::string params =
+      CanonicalJson({{"name", *tool}, {"arguments", *arguments}});
+  Outcome o;
+  std::string audit_id;
+  std::optional<RpcError> error =
+      Validate(engine, ask, params, cancel, &audit_id, &o.snapshot_id);
+  if (error) return Deny(nullptr, *error, kForbidden);
+  o.audit_ids.push_back(audit_id);
+  o.called = true;
+  o.tool = *tool;
+  return o;
+}
+
+// Everything before the body is read: method, body presence, snapshot.
+std::optional<Outcome> Precheck(Engine* engine, const CheckRequest& request,
+                                Ask* ask) {
+  const int http = ask->rest ? 403 : 200;
+  const std::string method = absl::AsciiStrToUpper(ask->method);
+  if (!ask->rest && method == "GET") {
+    return Deny(nullptr,
+                mesh::DeniedError("method_not_allowed",
+                                  "GET streams are not served "
+                                  "through toolgate"),
+                405);
+  }
+  if (method != "POST" && !(method == "DELETE" && !ask->rest)) {
+    return Deny(nullptr,
+                mesh::DeniedError("method_not_allowed", "only POST is allowed"),
+                ask->rest ? 403 : 405);
+  }
+  const int64_t size = request.attributes().request().http().size();
+  if (absl::AsciiStrToLower(
+          HeaderOr(ask->headers, "x-envoy-auth-partial-body")) == "true" ||
+      (size > 0 && static_cast<int64_t>(ask->body.size()) < size)) {
+    return Deny(nullptr,
+                mesh::DeniedError("partial_body",
+                                  "the request body was cut off before "
+                                  "toolgate saw it (over Envoy's "
+                                  "max_request_bytes?)"),
+                http);
+  }
+  if (method == "POST" && ask->body.empty()) {
+    return Deny(nullptr,
+                mesh::DeniedError("missing_body", "a POST without a body"),
+                http);
+  }
+  absl::StatusOr<std::string> snapshot = ResolveSnapshot(engine, request, *ask);
+  if (!snapshot.ok()) {
+    return Deny(nullptr,
+                mesh::DeniedError("no_snapshot", snapshot.status().message()),
+                http);
+  }
+  ask->snapshot_id = *std::move(snapshot);
+  return std::nullopt;
+}
+
+void Allow(RunGrants* grants, const Ask& ask, const Outcome& o,
+           CheckResponse* response) {
+  auto* ok = response->mutable_ok_response();
+  ok->add_headers_to_remove(std::string(kRunTokenHeader));
+  const std::string& snapshot =
+      ask.snapshot_id.empty() ? o.snapshot_id : ask.snapshot_id;
+  if (snapshot.empty()) {
+    ok->add_headers_to_remove(std::string(kSnapshotHeader));
+  } else {
+    SetHeader(kSnapshotHeader, snapshot, ok->add_headers());
+  }
+  if (!o.audit_ids.empty()) {
+    SetHeader(kAuditIdHeader, absl::StrJoin(o.audit_ids, ","),
+              ok->add_headers());
+  }
+  SetHeader(kToolHeader, o.tool, ok->add_headers());
+  std::string grant;
+  if (o.called && !ask.run_id.empty()) {
+    absl::StatusOr<std::string> issued =
+        grants->Issue({ask.run_id, ask.run_token});
+    if (issued.ok()) grant = *std::move(issued);
+  }
+  if (grant.empty()) {
+    ok->add_headers_to_remove(std::string(kRunGrantHeader));
+  } else {
+    SetHeader(kRunGrantHeader, grant, ok->add_headers());
+  }
+}
+
+void Refuse(const Outcome& o, CheckResponse* response) {
+  response->mutable_status()->set_code(kPermissionDenied);
+  response->mutable_status()->set_message("denied by toolgate");
+  auto* denied = response->mutable_denied_response();
+  denied->mutable_status()->set_code(
+      static_cast<envoy::type::v3::StatusCode>(o.http_status));
+  SetHeader("content-type", "application/json", denied->add_headers());
+  SetHeader(kDeniedHeader, "1", denied->add_headers());
+  const bool rest = o.http_status == 403;
+  denied->set_body(rest && o.body.is_object()
+                       ? CanonicalJson({{"error", o.body["error"]}})
+                       : CanonicalJson(o.body));
+}
+
+}  // namespace
+
+CheckResponse DecideCheck(Engine* engine, RunGrants* grants,
+                          const CheckRequest& request,
+                          const CancelToken& cancel) {
+  CheckResponse response;
+  Ask ask = ReadAsk(request.attributes().request().http());
+  const auto& ctx = request.attributes().context_extensions();
+  auto tool_path = ctx.find(std::string(kToolPathSetting));
+  ask.rest = tool_path != ctx.end();
+  if (ask.rest) ask.tool_path = tool_path->second;
+  Outcome outcome;
+  if (std::optional<Outcome> early = Precheck(engine, request, &ask)) {
+    outcome = *std::move(early);
+    if (!ask.rest) {
+      outcome.body["id"] =
+          mesh::RequestIdOf(ask.body, engine->options().limits);
+    }
+  } else if (ask.body.empty()) {
+    outcome = Outcome();  // DELETE of an MCP session: runs no tool.
+  } else {
+    outcome = ask.rest ? DecideRest(engine, ask, cancel)
+                       : DecideMcp(engine, ask, cancel);
+  }
+  if (outcome.denied) {
+    Refuse(outcome, &response);
+  } else {
+    Allow(grants, ask, outcome, &response);
+  }
+  return response;
+}
+
+grpc::ServerUnaryReactor* EnvoyAuthzService::Check(
+    grpc::CallbackServerContext* context,
+    const envoy::service::auth::v3::CheckRequest* request,
+    envoy::service::auth::v3::CheckResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  try {
+    *response = DecideCheck(engine_, grants_, *request, ToCancelToken(context));
+  } catch (const std::exception& e) {
+    // Never an OK: a deny the agent can read.
+    Outcome o = Deny(nullptr, mesh::UnavailableError(e.what()));
+    response->Clear();
+    Refuse(o, response);
+  }
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+}  // namespace server
+}  // namespace toolgate

@@ -1,0 +1,63 @@
+// envoy.service.auth.v3.Authorization/Check: Envoy's ext_authz filter asks
+// toolgate before an MCP `tools/call` (or a REST tool call) reaches the
+// tool server. docs/mesh.md has the picture, headers and route settings.
+//
+// Each tools/call goes through Engine::ValidateToolCall (native MCP
+// params, audit source "envoy_ext_authz"): schema, policy, approvals,
+// breaker, kill switch and audit all apply. Lifecycle and read methods
+// pass (core/mesh/mcp_request.h). Everything else is a deny: another
+// method, a batch with any denied message, an unreadable, missing, partial
+// (x-envoy-auth-partial-body) or oversize body, no snapshot, a run that is
+// unknown, whose token is wrong or whose snapshot is not the route's, and
+// toolgate failing (UNAVAILABLE error, never an OK).
+//
+// Allowed: ok_response removes x-toolgate-run-token, sets
+// x-toolgate-audit-id, x-toolgate-snapshot (the resolved id), and for a
+// call x-toolgate-tool and, in a run, x-toolgate-run-grant (for ext_proc;
+// server/mesh_grants.h). Denied: status PERMISSION_DENIED and a
+// denied_response holding a JSON-RPC error for the request's id (HTTP 200,
+// application/json, for MCP clients to hand to the model) or, on REST
+// routes, HTTP 403 with {"error": ...}. GET on an MCP route is 405 (no
+// server-to-client stream through toolgate).
+//
+// Thread-safety: as the Engine; Check may run concurrently.
+#ifndef TOOLGATE_SERVER_ENVOY_AUTHZ_H_
+#define TOOLGATE_SERVER_ENVOY_AUTHZ_H_
+
+#include "core/engine/engine.h"
+#include "core/util/cancel.h"
+#include "envoy/service/auth/v3/external_auth.grpc.pb.h"
+#include "server/mesh_grants.h"
+
+namespace toolgate {
+namespace server {
+
+inline constexpr absl::string_view kAuthzSource = "envoy_ext_authz";
+
+// The decision, without gRPC: what Check answers for `request`.
+envoy::service::auth::v3::CheckResponse DecideCheck(
+    Engine* engine, RunGrants* grants,
+    const envoy::service::auth::v3::CheckRequest& request,
+    const CancelToken& cancel);
+
+class EnvoyAuthzService final
+    : public envoy::service::auth::v3::Authorization::CallbackService {
+ public:
+  // Neither pointer is owned; both must outlive the service.
+  EnvoyAuthzService(Engine* engine, RunGrants* grants)
+      : engine_(engine), grants_(grants) {}
+
+  grpc::ServerUnaryReactor* Check(
+      grpc::CallbackServerContext* context,
+      const envoy::service::auth::v3::CheckRequest* request,
+      envoy::service::auth::v3::CheckResponse* response) override;
+
+ private:
+  Engine* const engine_;
+  RunGrants* const grants_;
+};
+
+}  // namespace server
+}  // namespace toolgate
+
+#endif  // TOOLGATE_SERVER_ENVOY_AUTHZ_H_

@@ -1,0 +1,103 @@
+// envoy.service.ext_proc.v3.ExternalProcessor/Process: Envoy's ext_proc
+// filter hands toolgate a `tools/call`'s answer before the model reads it.
+//
+// One stream per HTTP request. Expected processing mode (docs/mesh.md):
+// request headers SEND, request body BUFFERED, response headers SEND,
+// response body BUFFERED. ExtProcSession keeps what the stream showed
+// earlier (the request's JSON-RPC id and tool, the snapshot that
+// ext_authz set in x-toolgate-snapshot, the run taken back from
+// x-toolgate-run-grant) and checks the answer of a tools/call (JSON or
+// text/event-stream, core/mesh/tool_response.h; REST: the raw answer of
+// the tool in x-toolgate-tool) with Engine::ValidateToolOutput, audit
+// source "envoy_ext_proc". VALID: CONTINUE. Anything else is an
+// immediate_response 502 holding a JSON-RPC error for the same id (REST:
+// {"error": ...}): an INVALID answer, a tool error, an answer toolgate
+// cannot read, a request that named a run without a grant, toolgate
+// failing, and every stream fault (a body before its headers, a response
+// before its request, a request body never sent for a POST, a tool's
+// answer streamed in pieces). Other requests' answers (initialize,
+// tools/list, ...) continue unchecked.
+//
+// A response that comes first on a stream is a local reply of an earlier
+// filter: toolgate's own ext_authz deny (marked x-toolgate-denied) goes
+// through so the agent reads it; any other is replaced by a deny.
+//
+// Thread-safety: an ExtProcSession belongs to one stream (gRPC runs a
+// reactor's callbacks one at a time); the service may serve many streams.
+#ifndef TOOLGATE_SERVER_ENVOY_EXT_PROC_H_
+#define TOOLGATE_SERVER_ENVOY_EXT_PROC_H_
+
+#include <string>
+
+#include "core/engine/engine.h"
+#include "core/json/strict_json.h"
+#include "envoy/service/ext_proc/v3/external_processor.grpc.pb.h"
+#include "server/envoy_common.h"
+#include "server/mesh_grants.h"
+
+namespace toolgate {
+namespace server {
+
+inline constexpr absl::string_view kExtProcSource = "envoy_ext_proc";
+
+class ExtProcSession {
+ public:
+  ExtProcSession(Engine* engine, RunGrants* grants)
+      : engine_(engine), grants_(grants) {}
+
+  // The answer to one message; `*done` once the stream should end.
+  envoy::service::ext_proc::v3::ProcessingResponse Step(
+      const envoy::service::ext_proc::v3::ProcessingRequest& request,
+      bool* done);
+
+ private:
+  enum class Phase { kStart, kRequest, kResponse, kPassThrough, kDone };
+  using Response = envoy::service::ext_proc::v3::ProcessingResponse;
+
+  Response OnRequestHeaders(const envoy::config::core::v3::HeaderMap& headers);
+  Response OnRequestBody(const envoy::service::ext_proc::v3::HttpBody& body);
+  Response OnResponseHeaders(
+      const envoy::service::ext_proc::v3::HttpHeaders& headers);
+  Response OnResponseBody(const envoy::service::ext_proc::v3::HttpBody& body);
+  void ReadRequestBody();
+  // The answer of a tool call, checked: nullopt when VALID.
+  std::optional<mesh::RpcError> CheckAnswer();
+  Response Reject(const mesh::RpcError& error);
+
+  Engine* const engine_;
+  RunGrants* const grants_;
+  Phase phase_ = Phase::kStart;
+  Headers request_headers_;
+  std::string request_body_;
+  bool request_body_done_ = false;
+  std::optional<RunCredential> run_;
+  // What the request asked (after its body): a tool call, and how.
+  bool tool_call_ = false;
+  bool rest_ = false;
+  bool unchecked_batch_ = false;
+  Json id_;
+  std::string tool_;
+  Headers response_headers_;
+  std::string response_body_;
+};
+
+class EnvoyExtProcService final
+    : public envoy::service::ext_proc::v3::ExternalProcessor::CallbackService {
+ public:
+  // Neither pointer is owned; both must outlive the service.
+  EnvoyExtProcService(Engine* engine, RunGrants* grants)
+      : engine_(engine), grants_(grants) {}
+
+  grpc::ServerBidiReactor<envoy::service::ext_proc::v3::ProcessingRequest,
+                          envoy::service::ext_proc::v3::ProcessingResponse>*
+  Process(grpc::CallbackServerContext* context) override;
+
+ private:
+  Engine* const engine_;
+  RunGrants* const grants_;
+};
+
+}  // namespace server
+}  // namespace toolgate
+
+#endif  // TOOLGATE_SERVER_ENVOY_EXT_PROC_H_
