@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "client/cli.h"
@@ -12,6 +14,7 @@
 #include "client/health_check.h"
 #include "client/replay_command.h"
 #include "client/schema_check.h"
+#include "core/stream/sse.h"
 
 namespace toolgate {
 namespace client {
@@ -228,6 +231,46 @@ absl::Status FillOpenRun(CommandContext& ctx, v1::OpenRunRequest* request) {
 
 absl::StatusOr<v1::RepairPolicy> ParseRepair(const std::string& value);
 
+// openai_chat, OPENAI_CHAT or STREAM_FORMAT_OPENAI_CHAT.
+absl::StatusOr<v1::StreamFormat> ParseStreamFormat(const std::string& value) {
+  std::string name = absl::AsciiStrToUpper(value);
+  if (!absl::StartsWith(name, "STREAM_FORMAT_")) {
+    name = "STREAM_FORMAT_" + name;
+  }
+  v1::StreamFormat format = v1::STREAM_FORMAT_UNSPECIFIED;
+  if (!v1::StreamFormat_Parse(name, &format) ||
+      format == v1::STREAM_FORMAT_UNSPECIFIED) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--stream-format must be openai_chat|openai_responses|"
+                     "anthropic_messages|gemini, got \"",
+                     value, "\""));
+  }
+  return format;
+}
+
+// --stream FILE (one event per line, or an SSE capture) with its
+// --stream-format: the events sent as stream_events.
+absl::Status FillStream(CommandContext& ctx,
+                        v1::ValidateToolCallRequest* request) {
+  std::optional<std::string> path = ctx.flags.Get("stream");
+  std::optional<std::string> format = ctx.flags.Get("stream-format");
+  if (path.has_value() != format.has_value()) {
+    return absl::InvalidArgumentError(
+        "--stream and --stream-format go together");
+  }
+  if (!path.has_value()) return absl::OkStatus();
+  absl::StatusOr<v1::StreamFormat> parsed = ParseStreamFormat(*format);
+  if (!parsed.ok()) return parsed.status();
+  absl::StatusOr<std::string> capture = ctx.inputs.Read("stream", *path);
+  if (!capture.ok()) return capture.status();
+  v1::StreamEvents* events = request->mutable_stream_events();
+  events->set_format(*parsed);
+  for (std::string& e : stream::SplitEvents(*capture)) {
+    events->add_events(std::move(e));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status FillValidate(CommandContext& ctx,
                           v1::ValidateToolCallRequest* request) {
   if (absl::Status s = FillRunCredentials(ctx, request); !s.ok()) return s;
@@ -236,9 +279,13 @@ absl::Status FillValidate(CommandContext& ctx,
   }
   std::optional<std::string> native = ctx.flags.Get("native");
   std::optional<std::string> text = ctx.flags.Get("text");
-  if (native.has_value() && text.has_value()) {
-    return absl::InvalidArgumentError("give --native or --text, not both");
+  const int outputs = native.has_value() + text.has_value() +
+                      ctx.flags.Get("stream").has_value();
+  if (outputs > 1) {
+    return absl::InvalidArgumentError(
+        "give one of --native, --text or --stream");
   }
+  if (absl::Status s = FillStream(ctx, request); !s.ok()) return s;
   if (native.has_value() || text.has_value()) {
     absl::StatusOr<std::string> output =
         native.has_value() ? ctx.inputs.Read("native", *native)
@@ -401,6 +448,8 @@ const std::vector<Command>& Commands() {
        RunFlags({{"snapshot", "ID"},
                  {"native", "FILE|-"},
                  {"text", "FILE|-"},
+                 {"stream", "FILE|-"},
+                 {"stream-format", "FORMAT"},
                  {"repair", "strict|syntax"},
                  {"approval-id", "ID"}}),
        Rpc(&ToolGateClient::ValidateToolCall, &FillValidate, &ExitOnDecision)},

@@ -155,7 +155,7 @@ std::vector<CliCase> ValidateCases() {
       {.name = "NativeAndText",
        .args = {"validate", "--native", "-", "--text", "{tmp}/x"},
        .exit_code = 2,
-       .err_has = "not both",
+       .err_has = "give one of --native, --text or --stream",
        .files = {{"x", "t"}},
        .check = NoCall("ValidateToolCall")},
       {.name = "StdinTwice",
@@ -174,6 +174,83 @@ std::vector<CliCase> ValidateCases() {
        .exit_code = 2,
        .err_has = "needs both run_id and run_token",
        .files = {{"run.json", R"({"run_id":"r1"})"}},
+       .check = NoCall("ValidateToolCall")},
+      {.name = "StreamSseCapture",
+       .args = {"validate", "--snapshot", "s", "--stream", "{tmp}/cap.sse",
+                "--stream-format", "anthropic_messages"},
+       .script = Reply("ValidateToolCall", Decided(v1::DECISION_ALLOW)),
+       .exit_code = 0,
+       .files = {{"cap.sse",
+                  "event: message_start\r\ndata: {\"type\":\"message_start\"}"
+                  "\r\n\r\n: keep-alive\n\nevent: message_stop\n"
+                  "data: {\"type\":\"message_stop\"}\n\n"}},
+       .check = Sent<v1::ValidateToolCallRequest>(
+           "ValidateToolCall",
+           [](const v1::ValidateToolCallRequest& r) {
+             ASSERT_TRUE(r.has_stream_events());
+             EXPECT_EQ(r.stream_events().format(),
+                       v1::STREAM_FORMAT_ANTHROPIC_MESSAGES);
+             ASSERT_EQ(r.stream_events().events_size(), 2);
+             EXPECT_EQ(r.stream_events().events(0),
+                       R"({"type":"message_start"})");
+             EXPECT_EQ(r.stream_events().events(1),
+                       R"({"type":"message_stop"})");
+           })},
+      {.name = "StreamLinesFromStdinUpperCaseFormat",
+       .args = {"validate", "--snapshot", "s", "--stream", "-",
+                "--stream-format", "OPENAI_CHAT"},
+       .script = Reply("ValidateToolCall", Decided(v1::DECISION_REJECT)),
+       .exit_code = 1,
+       .err_has = "DECISION_REJECT",
+       .stdin_text = "{\"choices\":[]}\n\n[DONE]\n",
+       .check = Sent<v1::ValidateToolCallRequest>(
+           "ValidateToolCall",
+           [](const v1::ValidateToolCallRequest& r) {
+             EXPECT_EQ(r.stream_events().format(),
+                       v1::STREAM_FORMAT_OPENAI_CHAT);
+             ASSERT_EQ(r.stream_events().events_size(), 2);
+             EXPECT_EQ(r.stream_events().events(1), "[DONE]");
+           })},
+      {.name = "StreamFullEnumName",
+       .args = {"validate", "--stream", "-", "--stream-format",
+                "STREAM_FORMAT_GEMINI"},
+       .script = Reply("ValidateToolCall", Decided(v1::DECISION_ALLOW)),
+       .exit_code = 0,
+       .stdin_text = "{}\n",
+       .check = Sent<v1::ValidateToolCallRequest>(
+           "ValidateToolCall",
+           [](const v1::ValidateToolCallRequest& r) {
+             EXPECT_EQ(r.stream_events().format(), v1::STREAM_FORMAT_GEMINI);
+           })},
+      {.name = "StreamWithoutFormat",
+       .args = {"validate", "--stream", "-"},
+       .exit_code = 2,
+       .err_has = "--stream and --stream-format go together",
+       .stdin_text = "{}",
+       .check = NoCall("ValidateToolCall")},
+      {.name = "StreamFormatWithoutStream",
+       .args = {"validate", "--stream-format", "gemini"},
+       .exit_code = 2,
+       .err_has = "--stream and --stream-format go together",
+       .check = NoCall("ValidateToolCall")},
+      {.name = "BadStreamFormat",
+       .args = {"validate", "--stream", "-", "--stream-format", "openai"},
+       .exit_code = 2,
+       .err_has = "--stream-format must be openai_chat|",
+       .stdin_text = "{}",
+       .check = NoCall("ValidateToolCall")},
+      {.name = "UnspecifiedStreamFormat",
+       .args = {"validate", "--stream", "-", "--stream-format", "unspecified"},
+       .exit_code = 2,
+       .err_has = "got \"unspecified\"",
+       .stdin_text = "{}",
+       .check = NoCall("ValidateToolCall")},
+      {.name = "StreamAndNative",
+       .args = {"validate", "--stream", "-", "--stream-format", "gemini",
+                "--native", "{tmp}/x"},
+       .exit_code = 2,
+       .err_has = "give one of --native, --text or --stream",
+       .files = {{"x", "{}"}},
        .check = NoCall("ValidateToolCall")},
       {.name = "MissingFile",
        .args = {"validate", "--native", "{tmp}/absent.json"},

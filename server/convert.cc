@@ -76,6 +76,21 @@ v1::Decision ToProto(Decision decision) {
   return v1::DECISION_REJECT;
 }
 
+stream::Format FromProto(v1::StreamFormat format) {
+  switch (format) {
+    case v1::STREAM_FORMAT_OPENAI_CHAT:
+      return stream::Format::kOpenAIChat;
+    case v1::STREAM_FORMAT_OPENAI_RESPONSES:
+      return stream::Format::kOpenAIResponses;
+    case v1::STREAM_FORMAT_ANTHROPIC_MESSAGES:
+      return stream::Format::kAnthropicMessages;
+    case v1::STREAM_FORMAT_GEMINI:
+      return stream::Format::kGemini;
+    default:
+      return stream::Format::kUnspecified;
+  }
+}
+
 ValidateCallRequest FromProto(const v1::ValidateToolCallRequest& request) {
   ValidateCallRequest out;
   out.snapshot_id = request.snapshot_id();
@@ -89,6 +104,12 @@ ValidateCallRequest FromProto(const v1::ValidateToolCallRequest& request) {
     case v1::ValidateToolCallRequest::kNativeJson:
       out.kind = OutputKind::kNative;
       out.output = request.native_json();
+      break;
+    case v1::ValidateToolCallRequest::kStreamEvents:
+      out.kind = OutputKind::kStream;
+      out.stream_format = FromProto(request.stream_events().format());
+      out.stream_events.assign(request.stream_events().events().begin(),
+                               request.stream_events().events().end());
       break;
     default:
       out.kind = OutputKind::kUnset;

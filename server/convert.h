@@ -24,6 +24,11 @@ ManifestFormat FromProto(v1::ManifestFormat format);
 v1::ManifestFormat ToProto(ManifestFormat format);
 v1::Decision ToProto(Decision decision);
 
+// UNSPECIFIED (and values this build does not name) is kUnspecified: the
+// engine refuses it as INVALID_ARGUMENT.
+stream::Format FromProto(v1::StreamFormat format);
+// The request points into `request` (text, native_json, events), which
+// must outlive it.
 ValidateCallRequest FromProto(const v1::ValidateToolCallRequest& request);
 void ToProto(const ValidateCallResponse& in, v1::ValidateToolCallResponse* out);
 void ToProto(const Violation& in, v1::Violation* out);

@@ -44,6 +44,8 @@ const absl::flat_hash_set<std::string>& KnownCodes() {
       "malformed_tool_call", "unrecognized_output", "ambiguous_output",
       "trailing_code_block", "no_tool_call", "truncated_output",
       "not_a_tool_call", "evaluation_limit",
+      // ValidateToolCall, streamed output (docs/streaming.md).
+      "stream_error", "truncated_stream", "malformed_stream",
       // ValidateToolCall, policy stages (docs/policy.md).
       "parallel_not_allowed", "binding_context_missing", "binding_mismatch",
       "path_outside_root", "path_invalid", "url_invalid",
@@ -77,7 +79,7 @@ const absl::flat_hash_set<std::string>& KnownRepairs() {
 // The decisions each deciding RPC can return, as labels; "other" for an
 // enum value this build does not name (the server never sends one).
 std::vector<std::string> DecisionNames(absl::string_view rpc) {
-  if (rpc == "ValidateToolCall") {
+  if (rpc == "ValidateToolCall" || rpc == "ValidateToolCallStream") {
     return {"ALLOW", "REJECT", "NEEDS_APPROVAL", "STOP", "other"};
   }
   if (rpc == "ExtractVerdict") {
@@ -119,11 +121,11 @@ class ServerMetrics::Scrape final : public prometheus::Collectable {
 
 const std::vector<std::string>& ServerMetrics::RpcNames() {
   static const auto* names = new std::vector<std::string>{
-      "CreateSnapshot",    "GetSnapshot",      "ListSnapshots",
-      "DeleteSnapshot",    "OpenRun",          "CloseRun",
-      "ResetRun",          "ValidateToolCall", "ExtractVerdict",
-      "ValidateToolOutput", "ListApprovals",  "DecideApproval",
-      "AwaitApproval"};
+      "CreateSnapshot",     "GetSnapshot",      "ListSnapshots",
+      "DeleteSnapshot",     "OpenRun",          "CloseRun",
+      "ResetRun",           "ValidateToolCall", "ValidateToolCallStream",
+      "ExtractVerdict",     "ValidateToolOutput", "ListApprovals",
+      "DecideApproval",     "AwaitApproval"};
   return *names;
 }
 
@@ -301,6 +303,17 @@ void ServerMetrics::CountRepair(absl::string_view kind) {
 void ServerMetrics::Decided(const v1::ValidateToolCallRequest& request,
                             const v1::ValidateToolCallResponse& response) {
   static const int slot = RpcSlot("ValidateToolCall");
+  DecidedCall(slot, request.run_id(), response);
+}
+
+void ServerMetrics::DecidedStream(
+    const std::string& run_id, const v1::ValidateToolCallResponse& response) {
+  static const int slot = RpcSlot("ValidateToolCallStream");
+  DecidedCall(slot, run_id, response);
+}
+
+void ServerMetrics::DecidedCall(int slot, const std::string& run_id,
+                                const v1::ValidateToolCallResponse& response) {
   absl::string_view name = v1::Decision_Name(response.decision());
   name.remove_prefix(name.find('_') + 1);  // DECISION_ALLOW -> ALLOW.
   Decision(slot, name).Increment();
@@ -310,7 +323,7 @@ void ServerMetrics::Decided(const v1::ValidateToolCallRequest& request,
   }
   // The reject that used the run's last attempt opened its breaker; the
   // calls after it are STOP and do not count again.
-  if (!request.run_id().empty() && response.decision() == v1::DECISION_REJECT &&
+  if (!run_id.empty() && response.decision() == v1::DECISION_REJECT &&
       response.attempt() > 0 && response.attempts_left() == 0) {
     breaker_opened_->Increment();
   }

@@ -72,6 +72,9 @@ class ServerMetrics {
   // switch state. Other RPCs decide nothing.
   void Decided(const v1::ValidateToolCallRequest& request,
                const v1::ValidateToolCallResponse& response);
+  // ValidateToolCallStream's decision, for the run its header named.
+  void DecidedStream(const std::string& run_id,
+                     const v1::ValidateToolCallResponse& response);
   void Decided(const v1::ExtractVerdictRequest& request,
                const v1::ExtractVerdictResponse& response);
   void Decided(const v1::ValidateToolOutputRequest& request,
@@ -95,6 +98,8 @@ class ServerMetrics {
   prometheus::Counter& Decision(int slot, absl::string_view name);
   void CountViolation(absl::string_view code);
   void CountRepair(absl::string_view kind);
+  void DecidedCall(int slot, const std::string& run_id,
+                   const v1::ValidateToolCallResponse& response);
   void ForgetEndedRuns() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Engine* const engine_;

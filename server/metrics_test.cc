@@ -120,6 +120,29 @@ TEST(ServerMetricsTest, BreakerCountsTheRejectThatOpenedIt) {
   EXPECT_EQ(Value(metrics, "toolgate_breaker_opened_total"), 1);
 }
 
+TEST(ServerMetricsTest, StreamDecisionsHaveTheirOwnRpcLabel) {
+  ServerMetrics metrics(nullptr);
+  v1::ValidateToolCallResponse reject;
+  reject.set_decision(v1::DECISION_REJECT);
+  reject.add_violations()->set_code("truncated_stream");
+  reject.set_attempt(2);
+  reject.set_attempts_left(0);
+  metrics.DecidedStream("run_1", reject);
+  EXPECT_EQ(Value(metrics, "toolgate_decisions_total",
+                  {{"rpc", "ValidateToolCallStream"}, {"decision", "REJECT"}}),
+            1);
+  EXPECT_EQ(Value(metrics, "toolgate_decisions_total",
+                  {{"rpc", "ValidateToolCall"}, {"decision", "REJECT"}}),
+            0);
+  EXPECT_EQ(Value(metrics, "toolgate_violations_total",
+                  {{"code", "truncated_stream"}}),
+            1);
+  // The stream's run opened its breaker.
+  EXPECT_EQ(Value(metrics, "toolgate_breaker_opened_total"), 1);
+  metrics.DecidedStream("", reject);  // Stateless: no breaker.
+  EXPECT_EQ(Value(metrics, "toolgate_breaker_opened_total"), 1);
+}
+
 TEST(ServerMetricsTest, KillSwitchTripCountsOncePerRunUntilReset) {
   ServerMetrics metrics(nullptr);
   v1::ValidateToolOutputRequest request;

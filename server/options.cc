@@ -106,6 +106,10 @@ const std::map<std::string, Setter>& Setters() {
        Number<int64_t>(
            [](ServerOptions* o) { return &o->engine.approval_ttl_seconds; }, 1,
            int64_t{7} * 24 * 3600)},
+      {"max_stream_events",
+       Number<size_t>(
+           [](ServerOptions* o) { return &o->engine.max_stream_events; }, 1,
+           100000000)},
       {"max_calls_per_output",
        Number<size_t>(
            [](ServerOptions* o) { return &o->engine.max_calls_per_output; }, 1,
@@ -217,7 +221,8 @@ std::string ServerUsage() {
          "N]\n"
          "                [--max_calls_per_output N] "
          "[--approval_ttl_seconds N]\n"
-         "                [--result_schema_cache_bytes N]\n"
+         "                [--result_schema_cache_bytes N] "
+         "[--max_stream_events N]\n"
          "                [--max_send_message_bytes N] [--audit_log PATH|-]\n"
          "                [--audit_payloads] [--audit_required]\n"
          "                [--port_file PATH] [--shutdown_grace_seconds N]\n"

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/impl/codegen/server_callback_handlers.h"
 #include "grpcpp/support/proto_buffer_reader.h"
+#include "server/convert.h"
 #include "server/request_diagnosis.h"
 
 namespace toolgate {
@@ -74,7 +76,83 @@ grpc::Status Serve(ToolGateService* typed,
   return status;
 }
 
+// ValidateToolCallStream: reads messages until the client half-closes,
+// each one's events assembled as it arrives, then decides on gRPC's
+// callback thread like the unary methods.
+class ToolCallStreamReactor final
+    : public grpc::ServerReadReactor<grpc::ByteBuffer> {
+ public:
+  ToolCallStreamReactor(ToolGateService* typed, ServerMetrics* metrics,
+                        grpc::CallbackServerContext* context,
+                        v1::ValidateToolCallResponse* response)
+      : typed_(typed),
+        metrics_(metrics),
+        context_(context),
+        response_(response),
+        start_(metrics != nullptr ? std::chrono::steady_clock::now()
+                                  : std::chrono::steady_clock::time_point()),
+        stream_(typed->NewToolCallStream()) {
+    StartRead(&bytes_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {  // Half-closed (or gone: the engine sees the cancellation).
+      return Done(
+          typed_->ValidateToolCallStream(context_, stream_.get(), response_));
+    }
+    input_bytes_ += bytes_.Length();
+    v1::ToolCallStreamRequest message;
+    grpc::Status status = ParseRequest(bytes_, &message);
+    if (status.ok()) status = ToGrpc(stream_->Add(message));
+    if (!status.ok()) return Done(status);
+    bytes_.Clear();
+    StartRead(&bytes_);
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  void Done(const grpc::Status& status) {
+    if (metrics_ != nullptr) {
+      static const int slot = ServerMetrics::RpcSlot("ValidateToolCallStream");
+      if (status.ok()) metrics_->DecidedStream(stream_->run_id(), *response_);
+      const std::chrono::duration<double> took =
+          std::chrono::steady_clock::now() - start_;
+      metrics_->Finished(slot, status, took.count(), input_bytes_);
+    }
+    Finish(status);
+  }
+
+  ToolGateService* const typed_;
+  ServerMetrics* const metrics_;
+  grpc::CallbackServerContext* const context_;
+  v1::ValidateToolCallResponse* const response_;
+  const std::chrono::steady_clock::time_point start_;
+  std::unique_ptr<ToolCallStream> stream_;
+  grpc::ByteBuffer bytes_;
+  size_t input_bytes_ = 0;
+};
+
 }  // namespace
+
+void RawToolGateService::AddToolCallStream() {
+  const char* name = "ValidateToolCallStream";
+  methods_.push_back(name);
+  paths_.push_back(
+      absl::StrCat("/", v1::ToolGate::service_full_name(), "/", name));
+  AddMethod(new grpc::internal::RpcServiceMethod(
+      paths_.back().c_str(), grpc::internal::RpcMethod::CLIENT_STREAMING,
+      nullptr));
+  ToolGateService* typed = typed_;
+  ServerMetrics* metrics = metrics_;
+  MarkMethodCallback(
+      static_cast<int>(methods_.size() - 1),
+      new grpc::internal::CallbackClientStreamingHandler<
+          grpc::ByteBuffer, v1::ValidateToolCallResponse>(
+          [typed, metrics](grpc::CallbackServerContext* context,
+                           v1::ValidateToolCallResponse* response) {
+            return new ToolCallStreamReactor(typed, metrics, context, response);
+          }));
+}
 
 template <typename Request, typename Response>
 void RawToolGateService::Add(
@@ -132,6 +210,7 @@ RawToolGateService::RawToolGateService(ToolGateService* typed,
   Add("CloseRun", &S::CloseRun);
   Add("ResetRun", &S::ResetRun);
   Add("ValidateToolCall", &S::ValidateToolCall);
+  AddToolCallStream();
   Add("ExtractVerdict", &S::ExtractVerdict);
   Add("ValidateToolOutput", &S::ValidateToolOutput);
   Add("ListApprovals", &S::ListApprovals);

@@ -29,6 +29,11 @@
 // its own, at most kMaxWaitingCalls at a time (RESOURCE_EXHAUSTED beyond),
 // so waiting never holds gRPC's threads.
 //
+// The exception is ValidateToolCallStream, a client stream by contract: a
+// reactor reads it message by message, assembling events as they arrive,
+// and decides on the callback thread at half-close. A stream still open
+// at shutdown is cancelled when the grace period ends (no decision).
+//
 // Thread-safety: as the typed service it wraps.
 #ifndef TOOLGATE_SERVER_RAW_SERVICE_H_
 #define TOOLGATE_SERVER_RAW_SERVICE_H_
@@ -72,6 +77,8 @@ class RawToolGateService final : public grpc::Service {
            grpc::Status (ToolGateService::*method)(grpc::ServerContextBase*,
                                                    const Request*, Response*),
            bool waits = false);
+  // ValidateToolCallStream, the one method that reads many messages.
+  void AddToolCallStream();
 
   ToolGateService* const typed_;
   ServerMetrics* const metrics_;

@@ -125,6 +125,22 @@ grpc::Status ToolGateService::ValidateToolCall(
   return grpc::Status::OK;
 }
 
+std::unique_ptr<ToolCallStream> ToolGateService::NewToolCallStream() const {
+  return std::make_unique<ToolCallStream>(engine_->options());
+}
+
+grpc::Status ToolGateService::ValidateToolCallStream(
+    grpc::ServerContextBase* context, ToolCallStream* stream,
+    v1::ValidateToolCallResponse* response) {
+  auto engine_request = stream->Finish();
+  if (!engine_request.ok()) return ToGrpc(engine_request.status());
+  engine_request->cancel = ToCancelToken(context);
+  auto result = engine_->ValidateToolCall(*engine_request);
+  if (!result.ok()) return ToGrpc(result.status());
+  ToProto(*result, response);
+  return grpc::Status::OK;
+}
+
 grpc::Status ToolGateService::ExtractVerdict(
     grpc::ServerContextBase* context, const v1::ExtractVerdictRequest* request,
     v1::ExtractVerdictResponse* response) {

@@ -7,10 +7,13 @@
 #ifndef TOOLGATE_SERVER_SERVICE_H_
 #define TOOLGATE_SERVER_SERVICE_H_
 
+#include <memory>
+
 #include "core/engine/engine.h"
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/status.h"
 #include "server/auth.h"
+#include "server/tool_call_stream.h"
 #include "toolgate/v1/toolgate.pb.h"
 
 namespace toolgate {
@@ -50,6 +53,12 @@ class ToolGateService final {
   grpc::Status ValidateToolCall(grpc::ServerContextBase*,
                                 const v1::ValidateToolCallRequest* request,
                                 v1::ValidateToolCallResponse* response);
+  // ValidateToolCallStream: the raw service feeds each message to a
+  // ToolCallStream from NewToolCallStream() and, at half-close, decides.
+  std::unique_ptr<ToolCallStream> NewToolCallStream() const;
+  grpc::Status ValidateToolCallStream(grpc::ServerContextBase* context,
+                                      ToolCallStream* stream,
+                                      v1::ValidateToolCallResponse* response);
   grpc::Status ExtractVerdict(grpc::ServerContextBase*,
                               const v1::ExtractVerdictRequest* request,
                               v1::ExtractVerdictResponse* response);

@@ -30,6 +30,9 @@ constexpr Stage kValidateToolCall[] = {
     {"resolve", pipeline::Resolve},
     // A run whose breaker is open is STOPped without reading its output.
     {"breaker", pipeline::CheckBreaker},
+    // Streamed output: its events assembled into native or text output, or
+    // the stream refused (never read further).
+    {"assemble stream", pipeline::AssembleStream},
     // Text output: the authoritative candidate calls.
     {"extract candidates", pipeline::ExtractCandidates},
     // Each candidate repaired (if the policy allows) and parsed strictly;

@@ -21,6 +21,7 @@
 #include "core/json/strict_json.h"
 #include "core/output/output.h"
 #include "core/snapshot/snapshot.h"
+#include "core/stream/assembler.h"
 #include "core/util/cancel.h"
 #include "core/verdict/verdict.h"
 
@@ -51,7 +52,28 @@ struct EngineOptions {
   int64_t approval_ttl_seconds = 900;
   size_t max_approvals = 10000;
   size_t max_pending_approvals_per_run = 64;
+  // A streamed output (OutputKind::kStream) with more events is refused
+  // as input_too_large; so is one whose events hold more bytes than the
+  // request limit, MaxStreamBytes().
+  size_t max_stream_events = stream::kDefaultMaxStreamEvents;
 };
+
+// The bytes all events of one stream may hold: what the server's transport
+// lets one request carry (4 x limits.max_bytes + 1 MiB: event envelopes
+// repeat ids and field names around every fragment, so a stream is several
+// times its content).
+inline size_t MaxStreamBytes(const EngineOptions& options) {
+  return 4 * options.limits.max_bytes + (size_t{1} << 20);
+}
+
+// What an Assembler is given under `options`.
+inline stream::Limits StreamLimitsFor(const EngineOptions& options) {
+  stream::Limits limits;
+  limits.json = options.limits;
+  limits.max_events = options.max_stream_events;
+  limits.max_bytes = MaxStreamBytes(options);
+  return limits;
+}
 
 // ListSnapshots pages: page_size 0 means the default, more than the
 // maximum is the maximum; a page also ends once its entries hold about
@@ -65,7 +87,10 @@ inline constexpr int kMaxSnapshotPageSize = 1000;
 // entries, then one "+N more".
 inline constexpr size_t kAuditMaxListed = 64;
 
-enum class OutputKind { kUnset, kText, kNative };
+// kStream: a provider's streamed events, assembled (core/stream) into
+// native or text output before anything else reads them; a stream that did
+// not complete is refused as a read error (REJECT, or STOP by the breaker).
+enum class OutputKind { kUnset, kText, kNative, kStream };
 
 struct ValidateCallRequest {
   std::string snapshot_id;
@@ -74,6 +99,14 @@ struct ValidateCallRequest {
   OutputKind kind = OutputKind::kUnset;
   // Not owned: must outlive the call (the server points it at the proto).
   absl::string_view output;
+  // kStream: the format (kUnspecified is INVALID_ARGUMENT), and either the
+  // events (not owned; the engine assembles them) or `assembled`, an
+  // assembly the caller already ran over them (the client-streaming RPC
+  // assembles as events arrive; not owned). With both, `assembled` decides
+  // and the events are only what an audit payload records.
+  stream::Format stream_format = stream::Format::kUnspecified;
+  std::vector<absl::string_view> stream_events;
+  const stream::Assembly* assembled = nullptr;
   bool syntax_repair = false;
   // An approval of the run for the call in `output` (core/approval).
   std::string approval_id;
@@ -162,7 +195,8 @@ struct AuditRecord {
   absl::Time time;  // When the decision was recorded.
   std::string rpc;
   // The front end that asked when not the RPC itself (envoy_ext_authz,
-  // envoy_ext_proc); empty for a native call.
+  // envoy_ext_proc); for a streamed output, the stream's format
+  // ("stream_openai_chat", ...); empty for a native call.
   std::string source;
   std::string snapshot_id;
   std::string run_id;

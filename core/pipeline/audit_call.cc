@@ -19,6 +19,9 @@ absl::Status AuditCall(CallContext& call) {
   record.decision = std::string(DecisionName(response.decision));
   record.stop_reason = response.stop_reason;
   record.approval_id = response.approval_id;
+  if (record.source.empty() && call.request.kind == OutputKind::kStream) {
+    record.source = stream::SourceName(call.request.stream_format);
+  }
   for (const CallReport& c : response.calls) {
     record.tools.push_back(c.name);
     record.repairs.insert(record.repairs.end(), c.repairs.begin(),

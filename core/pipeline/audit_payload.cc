@@ -1,8 +1,11 @@
 #include "core/pipeline/audit_payload.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 
@@ -55,6 +58,43 @@ absl::StatusOr<bool> SyntaxRepair(const Json& payload) {
   return Missing("repair", "a RepairPolicy name");
 }
 
+std::string StreamFormatName(stream::Format format) {
+  return absl::StrCat("STREAM_FORMAT_",
+                      absl::AsciiStrToUpper(stream::FormatName(format)));
+}
+
+// A stream's events in proto JSON form; replay assembles them again.
+Json StreamPayload(const ValidateCallRequest& request) {
+  Json events = Json::array();
+  for (absl::string_view e : request.stream_events) {
+    events.push_back(std::string(e));
+  }
+  return {{"format", StreamFormatName(request.stream_format)},
+          {"events", std::move(events)}};
+}
+
+absl::Status StreamFromPayload(const Json& payload,
+                               ValidateCallRequest* request) {
+  const Json& stream = *payload.find("stream_events");  // Present.
+  if (!stream.is_object()) return Missing("stream_events", "an object");
+  auto format = OptionalString(stream, "format");
+  if (!format.ok()) return format.status();
+  std::optional<stream::Format> parsed = stream::ParseFormat(**format);
+  if (!parsed) return Missing("stream_events.format", "a StreamFormat name");
+  auto events = stream.find("events");
+  if (events != stream.end() && !events->is_array()) {
+    return Missing("stream_events.events", "a list");
+  }
+  request->kind = OutputKind::kStream;
+  request->stream_format = *parsed;
+  if (events == stream.end()) return absl::OkStatus();
+  for (const Json& e : *events) {
+    if (!e.is_string()) return Missing("stream_events.events", "strings");
+    request->stream_events.push_back(e.get_ref<const std::string&>());
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 Json CallPayload(const ValidateCallRequest& request) {
@@ -63,6 +103,8 @@ Json CallPayload(const ValidateCallRequest& request) {
     payload["text"] = std::string(request.output);
   } else if (request.kind == OutputKind::kNative) {
     payload["native_json"] = std::string(request.output);
+  } else if (request.kind == OutputKind::kStream) {
+    payload["stream_events"] = StreamPayload(request);
   }
   payload["repair"] = RepairName(request.syntax_repair);
   return payload;
@@ -89,8 +131,20 @@ absl::StatusOr<ValidateCallRequest> CallFromPayload(const Json& payload) {
   if (!payload.is_object()) return Missing("payload", "an object");
   ValidateCallRequest request;
   const bool text = payload.contains("text");
-  if (text == payload.contains("native_json")) {
-    return Missing("text\" or \"native_json", "given (exactly one)");
+  const int given = text + payload.contains("native_json") +
+                    payload.contains("stream_events");
+  if (given != 1) {
+    return Missing("text\", \"native_json\" or \"stream_events",
+                   "given (exactly one)");
+  }
+  if (payload.contains("stream_events")) {
+    if (absl::Status s = StreamFromPayload(payload, &request); !s.ok()) {
+      return s;
+    }
+    auto repair = SyntaxRepair(payload);
+    if (!repair.ok()) return repair.status();
+    request.syntax_repair = *repair;
+    return request;
   }
   auto output = OptionalString(payload, text ? "text" : "native_json");
   if (!output.ok()) return output.status();

@@ -4,6 +4,7 @@
 #include "core/pipeline/audit_payload.h"
 
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -26,6 +27,26 @@ TEST(AuditPayloadTest, CallRoundTrips) {
       EXPECT_FALSE(payload.contains("snapshot_id"));
     }
   }
+}
+
+TEST(AuditPayloadTest, StreamRoundTripsInProtoJsonForm) {
+  const std::vector<std::string> events = {R"({"choices":[]})", "[DONE]"};
+  ValidateCallRequest request;
+  request.kind = OutputKind::kStream;
+  request.stream_format = stream::Format::kAnthropicMessages;
+  request.stream_events.assign(events.begin(), events.end());
+  const Json payload = CallPayload(request);
+  EXPECT_EQ(CanonicalJson(payload),
+            R"({"repair":"REPAIR_POLICY_STRICT","stream_events":{"events":)"
+            R"(["{\"choices\":[]}","[DONE]"],"format":)"
+            R"("STREAM_FORMAT_ANTHROPIC_MESSAGES"}})");
+  auto back = CallFromPayload(payload);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->kind, OutputKind::kStream);
+  EXPECT_EQ(back->stream_format, stream::Format::kAnthropicMessages);
+  ASSERT_EQ(back->stream_events.size(), 2u);
+  EXPECT_EQ(back->stream_events[0], events[0]);
+  EXPECT_EQ(back->stream_events[1], events[1]);
 }
 
 TEST(AuditPayloadTest, CallPayloadUsesProtoJsonNames) {
@@ -79,6 +100,14 @@ TEST(AuditPayloadTest, MalformedPayloadsAreRefused) {
       {R"({"text":"a","native_json":"{}"})", "exactly one"},
       {R"({"text":7})", "text"},
       {R"({"text":"a","repair":"FIX_EVERYTHING"})", "repair"},
+      {R"({"text":"a","stream_events":{}})", "exactly one"},
+      {R"({"stream_events":[]})", "stream_events"},
+      {R"({"stream_events":{"format":"STREAM_FORMAT_UNSPECIFIED"}})",
+       "stream_events.format"},
+      {R"({"stream_events":{"format":"STREAM_FORMAT_GEMINI","events":"x"}})",
+       "stream_events.events"},
+      {R"({"stream_events":{"format":"STREAM_FORMAT_GEMINI","events":[1]}})",
+       "stream_events.events"},
   };
   for (const Case& c : kCalls) {
     auto r = CallFromPayload(Json::parse(c.payload));

@@ -19,7 +19,9 @@ CallContext::CallContext(const Services& services,
                          const ValidateCallRequest& request)
     : services(services),
       request(request),
-      gate_options(GateOptionsFor(services.options, request)) {}
+      gate_options(GateOptionsFor(services.options, request)),
+      kind(request.kind),
+      output(request.output) {}
 
 absl::Status RunStages(absl::Span<const Stage> stages, CallContext& call) {
   for (const Stage& stage : stages) {

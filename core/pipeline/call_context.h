@@ -43,6 +43,13 @@ struct CallContext {
   const GateOptions gate_options;  // From services.options and the request.
   const AuditClock::time_point started = AuditClock::now();
 
+  // The output the stages read: the request's, or (kStream) what its
+  // events assembled to. `stream` is null unless the output is streamed.
+  OutputKind kind;
+  absl::string_view output;
+  stream::Assembly assembly;  // Owned when the engine assembled.
+  const stream::Assembly* stream = nullptr;
+
   // Filled by the stages, in this order.
   Target target;                     // resolve
   extract::CandidateSet candidates;  // extract candidates (text only)

@@ -1,5 +1,6 @@
 #include "core/pipeline/read_calls.h"
 
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -54,24 +55,63 @@ RawCalls ParseText(const extract::CandidateSet& candidates,
 
 }  // namespace
 
+absl::Status AssembleStream(CallContext& call) {
+  const ValidateCallRequest& request = call.request;
+  if (request.kind != OutputKind::kStream) return absl::OkStatus();
+  if (request.assembled != nullptr) {
+    call.stream = request.assembled;
+  } else {
+    std::unique_ptr<stream::Assembler> assembler = stream::Assembler::Create(
+        request.stream_format, StreamLimitsFor(call.services.options));
+    // A long stream is read with the caller's cancellation checked now
+    // and then (a clock read per check), like the other bounded loops.
+    size_t n = 0;
+    for (absl::string_view event : request.stream_events) {
+      if (++n % 1024 == 0) {
+        if (absl::Status s = request.cancel.Check(); !s.ok()) return s;
+      }
+      assembler->Add(event);
+    }
+    call.assembly = assembler->Finish();
+    call.stream = &call.assembly;
+  }
+  const stream::Assembly& assembly = *call.stream;
+  if (!assembly.error.ok()) {
+    // Nothing is read from a refused stream: the error is the output's.
+    call.kind = OutputKind::kUnset;
+    call.calls.error = ReadError{assembly.error.code, assembly.error.pointer,
+                                 assembly.error.message};
+    return absl::OkStatus();
+  }
+  call.kind = assembly.native ? OutputKind::kNative : OutputKind::kText;
+  call.output = assembly.output;
+  return absl::OkStatus();
+}
+
 absl::Status ExtractCandidates(CallContext& call) {
-  if (call.request.kind != OutputKind::kText) return absl::OkStatus();
+  if (call.kind != OutputKind::kText) return absl::OkStatus();
   call.candidates = extract::FindCandidates(
-      call.request.output, ExtractLimitsFor(call.services.options));
+      call.output, ExtractLimitsFor(call.services.options));
   return absl::OkStatus();
 }
 
 absl::Status ParseCalls(CallContext& call) {
   const JsonLimits& limits = call.services.options.limits;
-  if (call.request.kind == OutputKind::kNative) {
-    call.calls = ReadNativeCalls(call.request.output, limits);
-    return absl::OkStatus();
+  if (call.kind == OutputKind::kUnset) return absl::OkStatus();  // Refused.
+  if (call.kind == OutputKind::kNative) {
+    call.calls = ReadNativeCalls(call.output, limits);
+  } else {
+    call.calls = ParseText(call.candidates,
+                           call.request.syntax_repair
+                               ? repair::RepairPolicy::kSyntaxRepair
+                               : repair::RepairPolicy::kStrict,
+                           limits);
   }
-  call.calls =
-      ParseText(call.candidates,
-                call.request.syntax_repair ? repair::RepairPolicy::kSyntaxRepair
-                                           : repair::RepairPolicy::kStrict,
-                limits);
+  if (call.stream != nullptr) {
+    // Where the calls came from is the stream, whatever shape it made.
+    const std::string source = stream::SourceName(call.request.stream_format);
+    for (RawCall& c : call.calls.calls) c.source = source;
+  }
   return absl::OkStatus();
 }
 

@@ -23,6 +23,13 @@
 namespace toolgate {
 namespace pipeline {
 
+// Streamed output (OutputKind::kStream): the request's events assembled
+// (core/stream), or its assembly taken as given. A completed stream becomes
+// the native or text output the next stages read, as if sent whole; a
+// refused one (cut off, stopped for length, a provider error, malformed,
+// too large) is call.calls.error with the stream's code, and nothing of it
+// is read.
+absl::Status AssembleStream(CallContext& call);
 absl::Status ExtractCandidates(CallContext& call);
 absl::Status ParseCalls(CallContext& call);
 

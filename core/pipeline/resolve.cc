@@ -10,7 +10,13 @@ absl::Status Resolve(CallContext& call) {
   const ValidateCallRequest& request = call.request;
   if (request.kind == OutputKind::kUnset) {
     return absl::InvalidArgumentError(
-        "model_output is required: set text or native_json");
+        "model_output is required: set text, native_json or stream_events");
+  }
+  if (request.kind == OutputKind::kStream &&
+      request.stream_format == stream::Format::kUnspecified) {
+    return absl::InvalidArgumentError(
+        "stream_events.format is required: STREAM_FORMAT_UNSPECIFIED names "
+        "no provider's event shapes");
   }
   absl::StatusOr<Target> target = call.services.Resolve(
       request.snapshot_id, request.run_id, request.run_token);

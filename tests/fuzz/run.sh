@@ -40,6 +40,7 @@ case "$target" in
   manifest_fuzzer) dicts="json manifest schema" ;;
   output_fuzzer) dicts="json output" ;;
   call_gate_fuzzer) dicts="json repair text native" ;;
+  stream_fuzzer) dicts="json native stream" ;;
   *) echo "run.sh: unknown fuzz target '$target'" >&2; exit 2 ;;
 esac
 

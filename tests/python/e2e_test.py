@@ -174,6 +174,52 @@ class E2E(unittest.TestCase):
                     run_id=run.run_id, run_token=run.run_token),
                     pb.ResetRunResponse)
 
+    def anthropic_stream(self, args_text, stop=True):
+        events = [
+            {"type": "message_start", "message": {"content": []}},
+            {"type": "content_block_start", "index": 0, "content_block": {
+                "type": "tool_use", "id": "toolu_1", "name": "update_ticket",
+                "input": {}}},
+        ] + [{"type": "content_block_delta", "index": 0, "delta": {
+            "type": "input_json_delta", "partial_json": args_text[i:i + 7]}}
+            for i in range(0, len(args_text), 7)] + [
+            {"type": "content_block_stop", "index": 0},
+            {"type": "message_delta", "delta": {"stop_reason": "tool_use"}},
+            {"type": "message_stop"}]
+        return [json.dumps(e) for e in (events if stop else events[:-1])]
+
+    def test_stream_forwarded_as_it_arrives(self):
+        run = self.open_run()
+        call = self.channel.stream_unary(
+            SERVICE + "ValidateToolCallStream",
+            request_serializer=lambda m: m.SerializeToString(),
+            response_deserializer=pb.ValidateToolCallResponse.FromString)
+
+        def messages(events):
+            yield pb.ToolCallStreamRequest(
+                run_id=run.run_id, run_token=run.run_token,
+                stream_format=pb.STREAM_FORMAT_ANTHROPIC_MESSAGES)
+            for e in events:  # One event per message, as an agent relays.
+                yield pb.ToolCallStreamRequest(events=[e])
+
+        events = self.anthropic_stream(json.dumps(GOOD_ARGS))
+        resp = call(messages(events), timeout=10)
+        self.assertEqual(resp.decision, pb.DECISION_ALLOW, resp)
+        self.assertEqual(resp.calls[0].arguments_json, canonical(GOOD_ARGS))
+        self.assertEqual(resp.calls[0].source, "stream_anthropic_messages")
+        # The same events in the unary form decide the same.
+        unary = self.rpc("ValidateToolCall", pb.ValidateToolCallRequest(
+            run_id=run.run_id, run_token=run.run_token,
+            stream_events=pb.StreamEvents(
+                format=pb.STREAM_FORMAT_ANTHROPIC_MESSAGES, events=events)),
+            pb.ValidateToolCallResponse)
+        self.assertEqual(unary.decision, pb.DECISION_ALLOW, unary)
+        # Cut before message_stop: never a call to run.
+        cut = call(messages(self.anthropic_stream(json.dumps(GOOD_ARGS),
+                                                  stop=False)), timeout=10)
+        self.assertEqual(cut.decision, pb.DECISION_REJECT)
+        self.assertEqual(cut.violations[0].code, "truncated_stream")
+
     def test_wrong_token_is_refused(self):
         run = self.open_run()
         with self.assertRaises(grpc.RpcError) as err:

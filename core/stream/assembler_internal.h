@@ -1,0 +1,57 @@
+// What the per-format assemblers share: the assembled content and small
+// readers of event members. Internal to core/stream.
+#ifndef TOOLGATE_CORE_STREAM_ASSEMBLER_INTERNAL_H_
+#define TOOLGATE_CORE_STREAM_ASSEMBLER_INTERNAL_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/json/strict_json.h"
+#include "core/stream/assembler.h"
+
+namespace toolgate {
+namespace stream {
+namespace internal {
+
+struct StreamedCall {
+  std::string id;
+  std::string name;
+  std::string arguments;  // As streamed: not parsed here.
+};
+
+// Text and calls as they grow; nothing else of a stream is kept.
+struct Accumulated {
+  std::string text;
+  std::vector<StreamedCall> calls;
+
+  size_t bytes() const;
+  // Text only: the text (moved, not copied: it may be most of the
+  // stream). With calls: an OpenAI assistant message (see assembler.h).
+  Assembly Build();
+};
+
+// Reading a member of an event: absent and null are "absent"; a member of
+// another type than asked is "wrong" (the event does not follow its
+// format's shape).
+enum class Got { kAbsent, kOk, kWrong };
+Got GetString(const Json& object, const char* key, const std::string** out);
+Got GetObject(const Json& object, const char* key, const Json** out);
+Got GetArray(const Json& object, const char* key, const Json** out);
+// A non-negative integer member.
+Got GetIndex(const Json& object, const char* key, size_t* out);
+
+// A provider error object, bounded, for a message.
+std::string Describe(const Json& error);
+
+std::unique_ptr<Assembler> NewOpenAIChat(const Limits& limits);
+std::unique_ptr<Assembler> NewOpenAIResponses(const Limits& limits);
+std::unique_ptr<Assembler> NewAnthropicMessages(const Limits& limits);
+std::unique_ptr<Assembler> NewGemini(const Limits& limits);
+
+}  // namespace internal
+}  // namespace stream
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_STREAM_ASSEMBLER_INTERNAL_H_
