@@ -1,7 +1,7 @@
 #!/bin/bash
 # Installs what is missing, builds, and runs every test: the whole suite
 # (unit, integration, JSON-Schema-Test-Suite conformance, Python end to
-# end), the whole suite again under ASan+UBSan, the concurrency tests under
+# end and the Python client), the Node client and the Go example, the whole suite again under ASan+UBSan, the concurrency tests under
 # TSan, every fuzz target briefly, and a short soak. Ends with
 # "N passed, N failed": test cases across all test targets, plus one case
 # per script stage.
@@ -70,6 +70,12 @@ script_stage() {
 }
 
 bazel_suite "suite" "" "//..."
+# Node client, Node agent loop, Go example: outside Bazel (npm ci needs the
+# npm registry); they use the server the suite just built.
+echo "=== clients (node, go)" >&2
+clients=$(scripts/clients_test.sh)
+echo "clients: $clients" >&2
+add_counts "$clients"
 if [ -z "${TOOLGATE_QUICK:-}" ]; then
   cache="$HOME/.cache"
   bazel_suite "asan+ubsan" "$cache/toolgate-bazel-asan" "//..." --config=asan

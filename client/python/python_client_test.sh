@@ -1,0 +1,25 @@
+#!/bin/bash
+# Installs client/python the documented way (pip, offline, no build
+# isolation: the stubs are generated from proto/ during the build) into a
+# scratch directory, then runs its pytest suite and examples/python's agent
+# loop test against the real server. Uses Debian's /usr/bin/python3.
+set -euo pipefail
+R="${TEST_SRCDIR}/${TEST_WORKSPACE}"
+WORK="$(mktemp -d "${TEST_TMPDIR:-/tmp}/pyclient.XXXXXX")"
+# A real copy: the build writes next to setup.py, and runfiles are links.
+mkdir -p "$WORK/src/client" "$WORK/src/proto/toolgate/v1"
+cp -rL "$R/client/python" "$WORK/src/client/python"
+cp -L "$R/proto/toolgate/v1/toolgate.proto" "$WORK/src/proto/toolgate/v1/"
+/usr/bin/python3 -m pip install --quiet --no-build-isolation --no-deps \
+  --no-index --no-cache-dir --disable-pip-version-check \
+  --target "$WORK/site" "$WORK/src/client/python" 2>&1 | grep -v "as the 'root' user" || true
+[ -f "$WORK/site/toolgate/v1/toolgate_pb2_grpc.py" ] || {
+  echo "pip install did not generate the stubs"; exit 1; }
+export PYTHONPATH="$WORK/site"
+export TOOLGATE_SERVER="$R/server/toolgate"
+export TOOLGATE_CTL="$R/client/toolgatectl"
+export TOOLGATE_PROTO_DIR="$R/proto"
+cd "$WORK"
+exec /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+  --junitxml="${XML_OUTPUT_FILE:-$WORK/junit.xml}" \
+  "$WORK/src/client/python/tests" "$R/examples/python"

@@ -1,0 +1,141 @@
+"""Turns what agent code holds into a ValidateToolCall model_output.
+
+The sidecar reads OpenAI chat messages (or their tool_calls array),
+Anthropic messages and MCP tools/call params as native JSON, and prose as
+text. Everything else an agent holds (SDK objects, Responses output items,
+Gemini responses, Anthropic content blocks) is reshaped here into one of
+those, without importing any SDK: objects are read through model_dump() or
+to_dict(). Anything unrecognised is still sent as-is, and the sidecar
+refuses it (unrecognized_output), so an unknown shape is a deny, never an
+allow.
+"""
+import json
+from typing import Any, Tuple
+
+# (field name in the oneof, value): ("text", str) or ("native_json", str).
+ModelOutput = Tuple[str, str]
+
+
+_SCALARS = (str, int, float, bool)
+
+
+def to_plain(value: Any) -> Any:
+    """Returns value as dicts/lists/scalars, dropping None-valued keys."""
+    if isinstance(value, _SCALARS):
+        return value
+    if type(value) is dict:  # the common case: no SDK object inside
+        return {str(k): v if isinstance(v, _SCALARS) else to_plain(v)
+                for k, v in value.items() if v is not None}
+    if hasattr(value, "model_dump"):  # pydantic v2: openai, anthropic, genai
+        try:
+            # by_alias: the wire names (google-genai's camelCase).
+            value = value.model_dump(mode="json", exclude_none=True,
+                                     by_alias=True)
+        except TypeError:
+            value = value.model_dump()
+    elif hasattr(value, "to_dict") and callable(value.to_dict):
+        value = value.to_dict()  # google-generativeai, proto-plus
+    elif hasattr(value, "dict") and callable(value.dict) and not isinstance(
+            value, dict):
+        value = value.dict()  # pydantic v1
+    if isinstance(value, dict):
+        return {str(k): to_plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    return value
+
+
+def _openai_message(text: str, tool_calls: list) -> dict:
+    message = {"role": "assistant", "tool_calls": tool_calls}
+    if text:
+        message["content"] = text
+    return message
+
+
+def _from_responses_items(items: list) -> Any:
+    """OpenAI Responses output items -> an OpenAI chat message."""
+    calls, texts = [], []
+    for item in items:
+        kind = item.get("type")
+        if kind == "function_call":
+            calls.append({"id": item.get("call_id", item.get("id", "")),
+                          "type": "function",
+                          "function": {"name": item.get("name"),
+                                       "arguments": item.get("arguments")}})
+        elif kind == "message":
+            for part in item.get("content") or []:
+                if isinstance(part, dict) and isinstance(part.get("text"), str):
+                    texts.append(part["text"])
+        elif kind != "reasoning":
+            # A call kind the sidecar cannot check (custom_tool_call,
+            # computer_call, ...): send it unchanged so it is refused.
+            return items
+    return _openai_message("\n".join(texts), calls)
+
+
+def _from_gemini_parts(parts: list) -> Any:
+    calls, texts = [], []
+    for i, part in enumerate(parts):
+        call = part.get("functionCall", part.get("function_call"))
+        if call is not None:
+            calls.append({"id": call.get("id") or f"gemini_{i}",
+                          "type": "function",
+                          "function": {"name": call.get("name"),
+                                       "arguments": json.dumps(
+                                           call.get("args", {}))}})
+        elif isinstance(part.get("text"), str):
+            texts.append(part["text"])
+    return _openai_message("\n".join(texts), calls)
+
+
+def _is_responses_list(doc: list) -> bool:
+    return bool(doc) and all(
+        isinstance(i, dict) and i.get("type") in (
+            "function_call", "message", "reasoning") for i in doc) and any(
+        i.get("type") != "message" or i.get("role") == "assistant"
+        for i in doc)
+
+
+def _is_anthropic_blocks(doc: list) -> bool:
+    return bool(doc) and all(
+        isinstance(b, dict) and b.get("type") in (
+            "text", "tool_use", "thinking", "redacted_thinking",
+            "server_tool_use") for b in doc)
+
+
+def reshape(doc: Any) -> Any:
+    """Maps a plain provider document to a shape the sidecar reads."""
+    if isinstance(doc, list):
+        if _is_anthropic_blocks(doc):
+            return {"role": "assistant", "content": doc}
+        if _is_responses_list(doc):
+            return _from_responses_items(doc)
+        return doc  # an OpenAI tool_calls array, or refused
+    if not isinstance(doc, dict):
+        return doc
+    if isinstance(doc.get("choices"), list) and doc["choices"]:
+        return reshape(doc["choices"][0].get("message", doc["choices"][0]))
+    if doc.get("object") == "response" and isinstance(doc.get("output"), list):
+        return _from_responses_items(doc["output"])
+    if isinstance(doc.get("candidates"), list) and doc["candidates"]:
+        content = doc["candidates"][0].get("content") or {}
+        return _from_gemini_parts(content.get("parts") or [])
+    if isinstance(doc.get("parts"), list) and "content" not in doc:
+        return _from_gemini_parts(doc["parts"])
+    if doc.get("type") == "message" and isinstance(doc.get("content"), list):
+        return {"role": "assistant", "content": doc["content"]}  # Anthropic
+    if doc.get("type") == "function_call":
+        return _from_responses_items([doc])
+    if doc.get("type") == "tool_use":
+        return {"role": "assistant", "content": [doc]}
+    return doc
+
+
+def model_output(value: Any) -> ModelOutput:
+    """Returns the oneof field and value for a ValidateToolCallRequest."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    if isinstance(value, str):
+        return ("text", value)
+    doc = reshape(to_plain(value))
+    return ("native_json", json.dumps(doc))

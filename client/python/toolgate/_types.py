@@ -1,0 +1,214 @@
+"""Result types and the fail-closed reading of every response.
+
+Each reader turns a response into a plain value and raises DenyError for an
+enum value it does not know (UNSPECIFIED included): the server never sends
+one, so seeing one means something is wrong, and wrong must not read as
+ALLOW / PASS / VALID.
+"""
+import dataclasses
+import json
+from typing import Any, Dict, List, Optional
+
+import grpc
+
+from toolgate.v1 import toolgate_pb2 as pb
+
+
+class DenyError(Exception):
+    """The call must not run: an RPC failed, timed out, or the answer was
+    not a decision this client knows, or (from gated functions) the decision
+    was not ALLOW.
+
+    Attributes: code (a grpc.StatusCode name, "UNSPECIFIED" or
+    "UNKNOWN_ENUM" or "NOT_ALLOWED"), detail (text), decision (the Decision
+    when one was read, else None).
+    """
+
+    def __init__(self, code: str, detail: str, decision: Any = None):
+        super().__init__(f"toolgate deny ({code}): {detail}")
+        self.code = code
+        self.detail = detail
+        self.decision = decision
+
+
+def rpc_deny(err: grpc.RpcError, method: str) -> DenyError:
+    code = err.code() if hasattr(err, "code") else None
+    details = err.details() if hasattr(err, "details") else str(err)
+    name = code.name if code is not None else "UNKNOWN"
+    return DenyError(name, f"{method}: {details}")
+
+
+_ENUM_NAMES: Dict[Any, Dict[int, str]] = {}
+
+
+def _enum_name(enum, prefix: str, value: int, what: str) -> str:
+    known = _ENUM_NAMES.get(enum)
+    if known is None:  # number -> name without the prefix, built once
+        known = {v.number: v.name[len(prefix):] for v in enum.DESCRIPTOR.values}
+        _ENUM_NAMES[enum] = known
+    short = known.get(value)
+    if short is None:
+        raise DenyError("UNKNOWN_ENUM", f"{what} {value} is not known")
+    if short == "UNSPECIFIED":
+        raise DenyError("UNSPECIFIED", f"{what} is UNSPECIFIED")
+    return short
+
+
+@dataclasses.dataclass(frozen=True)
+class Violation:
+    code: str
+    tool: str
+    pointer: str
+    keyword: str
+    expected: str
+    received: str
+    message: str
+    schema_pointer: str
+    call_index: int
+
+    @staticmethod
+    def read(v) -> "Violation":
+        return Violation(v.code, v.tool, v.pointer, v.keyword, v.expected,
+                         v.received, v.message, v.schema_pointer, v.call_index)
+
+
+@dataclasses.dataclass(frozen=True)
+class Call:
+    """A validated call. Execute `arguments` (canonical, policy applied),
+    not the model's original text."""
+    id: str
+    name: str
+    arguments: Dict[str, Any]
+    arguments_json: str
+    source: str
+    repairs: List[str]
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    """A ValidateToolCall answer. `allowed` is True only for ALLOW."""
+    decision: str  # ALLOW, REJECT, NEEDS_APPROVAL or STOP
+    calls: List[Call]
+    violations: List[Violation]
+    repair_prompt: str
+    approval_id: str
+    audit_id: str
+    attempt: int
+    attempts_left: int
+    stop_reason: str
+    message: str
+
+    @property
+    def allowed(self) -> bool:
+        return self.decision == "ALLOW"
+
+    @staticmethod
+    def read(r) -> "Decision":
+        name = _enum_name(pb.Decision, "DECISION_", r.decision, "decision")
+        calls = []
+        for c in r.calls:
+            try:
+                args = json.loads(c.arguments_json) if c.arguments_json else {}
+            except ValueError as e:
+                raise DenyError("UNREADABLE", f"arguments_json: {e}") from e
+            calls.append(Call(c.id, c.name, args, c.arguments_json, c.source,
+                              list(c.repairs)))
+        if name == "ALLOW" and not calls:
+            raise DenyError("NO_CALLS", "ALLOW without a call")
+        return Decision(name, calls, [Violation.read(v) for v in r.violations],
+                        r.repair_prompt, r.approval_id, r.audit_id, r.attempt,
+                        r.attempts_left, r.stop_reason, r.message)
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    code: str
+    pointer: str
+    excerpt: str
+
+
+@dataclasses.dataclass(frozen=True)
+class OutputCheck:
+    """A ValidateToolOutput answer. `valid` is True only for VALID."""
+    verdict: str  # VALID or INVALID
+    stop_reason: str
+    safe_mode: str
+    violations: List[Violation]
+    findings: List[Finding]
+    read_only: bool
+    audit_id: str
+
+    @property
+    def valid(self) -> bool:
+        return self.verdict == "VALID"
+
+    @staticmethod
+    def read(r) -> "OutputCheck":
+        name = _enum_name(pb.OutputVerdict, "OUTPUT_VERDICT_", r.verdict,
+                          "verdict")
+        return OutputCheck(name, r.stop_reason, r.safe_mode,
+                           [Violation.read(v) for v in r.violations],
+                           [Finding(f.code, f.pointer, f.excerpt)
+                            for f in r.findings], r.read_only, r.audit_id)
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """An ExtractVerdict answer. `passed` is True only for PASS."""
+    outcome: str  # PASS, FAIL, REFUSED or CONTRACT_STOP
+    result: Optional[Dict[str, Any]]
+    result_json: str
+    stop_reason: str
+    blocks_found: int
+    violations: List[Violation]
+    repairs: List[str]
+    audit_id: str
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome == "PASS"
+
+    @staticmethod
+    def read(r) -> "Verdict":
+        name = _enum_name(pb.Outcome, "OUTCOME_", r.outcome, "outcome")
+        result = json.loads(r.result_json) if r.result_json else None
+        return Verdict(name, result, r.result_json, r.stop_reason,
+                       r.blocks_found, [Violation.read(v) for v in r.violations],
+                       list(r.repairs), r.audit_id)
+
+
+def approval_state(r) -> str:
+    """PENDING, APPROVED, DENIED, EXPIRED or USED; DenyError otherwise."""
+    return _enum_name(pb.ApprovalState, "APPROVAL_STATE_", r.state,
+                      "approval state")
+
+
+_MANIFEST_FORMATS = {"auto": pb.MANIFEST_FORMAT_AUTO,
+                     "toolgate": pb.MANIFEST_FORMAT_TOOLGATE,
+                     "openai": pb.MANIFEST_FORMAT_OPENAI,
+                     "anthropic": pb.MANIFEST_FORMAT_ANTHROPIC,
+                     "mcp": pb.MANIFEST_FORMAT_MCP}
+_REPAIR = {"strict": pb.REPAIR_POLICY_STRICT,
+           "syntax_repair": pb.REPAIR_POLICY_SYNTAX_REPAIR}
+_OUTPUT_MODE = {"fail_closed": pb.OUTPUT_MODE_FAIL_CLOSED,
+                "degrade": pb.OUTPUT_MODE_DEGRADE}
+
+
+def choice(table: Dict[str, int], value: str, what: str) -> int:
+    try:
+        return table[value.lower()]
+    except KeyError:
+        raise ValueError(f"{what} must be one of {sorted(table)}, "
+                         f"not {value!r}") from None
+
+
+def manifest_format(value: str) -> int:
+    return choice(_MANIFEST_FORMATS, value, "format")
+
+
+def repair_policy(value: str) -> int:
+    return choice(_REPAIR, value, "repair")
+
+
+def output_mode(value: str) -> int:
+    return choice(_OUTPUT_MODE, value, "mode")

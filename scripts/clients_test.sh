@@ -1,0 +1,36 @@
+#!/bin/bash
+# The Node client, the Node agent loop and the Go example against the real
+# server (bazel-bin/server/toolgate, bazel-bin/client/toolgatectl: build
+# them first). Outside Bazel because npm ci needs the npm registry. The
+# Python client is the Bazel test //client/python:python_client_test.
+# Ends with "N passed, N failed" (test cases; a stage that prints no count
+# counts as one failure).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+repo="$(pwd)"
+export TOOLGATE_SERVER="${TOOLGATE_SERVER:-$repo/bazel-bin/server/toolgate}"
+export TOOLGATE_CTL="${TOOLGATE_CTL:-$repo/bazel-bin/client/toolgatectl}"
+passed=0
+failed=0
+stage() {  # stage NAME DIR COMMAND...
+  local name=$1 dir=$2 out line
+  shift 2
+  echo "=== $name" >&2
+  out=$(cd "$dir" && "$@" 2>&1)
+  echo "$out" | tail -40 >&2
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' <<<"$out" | tail -1)
+  if [ -z "$line" ]; then
+    echo "$name: no result, counted as failed" >&2
+    failed=$((failed + 1))
+    return
+  fi
+  echo "$name: $line" >&2
+  passed=$((passed + $(cut -d' ' -f1 <<<"$line")))
+  failed=$((failed + $(cut -d' ' -f3 <<<"$line")))
+}
+npm_test() { npm ci --no-audit --no-fund && npm test; }
+stage "node client" client/node npm_test
+stage "node agent loop" examples/node npm_test
+stage "go example" examples/go ./test.sh
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
