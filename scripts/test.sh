@@ -1,8 +1,9 @@
 #!/bin/bash
 # Installs what is missing, builds, and runs every test: the whole suite
-# (unit, integration, JSON-Schema-Test-Suite conformance, Python end to
-# end and the Python client), the Node client and the Go example, the whole suite again under ASan+UBSan, the concurrency tests under
-# TSan, every fuzz target briefly, and a short soak. Ends with
+# (unit, integration, JSON-Schema-Test-Suite conformance, Envoy mesh, Python
+# end to end and the Python client), the Node client and the Go example,
+# the whole suite again under ASan+UBSan, the concurrency tests under TSan,
+# every fuzz target briefly, and a short soak. Ends with
 # "N passed, N failed": test cases across all test targets, plus one case
 # per script stage.
 #
