@@ -132,6 +132,11 @@ export function readDecision(r: any): Decision {
   if (decision === "ALLOW" && calls.length === 0) {
     throw new DenyError("NO_CALLS", "ALLOW without a call");
   }
+  // An allowed call always carries its canonical arguments ("{}" at least):
+  // a missing one must not read as "no arguments".
+  if (decision === "ALLOW" && calls.some((c) => !c.argumentsJson || !c.name)) {
+    throw new DenyError("UNREADABLE", "ALLOW with a call missing its name or arguments_json");
+  }
   return {
     allowed: decision === "ALLOW", decision, calls,
     violations: violations(r.violations), repairPrompt: r.repair_prompt,

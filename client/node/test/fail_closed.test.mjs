@@ -13,7 +13,8 @@ const CALL = { role: "assistant", tool_calls: [{ id: "c", type: "function",
 const servers = [];
 after(() => servers.forEach((s) => s.forceShutdown()));
 
-async function fake({ value = 0, sleepMs = 0, fail = null } = {}) {
+async function fake({ value = 0, sleepMs = 0, fail = null,
+  calls = [{ name: "update_ticket", arguments_json: "{}" }] } = {}) {
   const answer = (response) => (call, cb) => {
     if (fail) return cb({ code: fail, details: "boom" });
     setTimeout(() => cb(null, response), sleepMs);
@@ -22,8 +23,7 @@ async function fake({ value = 0, sleepMs = 0, fail = null } = {}) {
   server.addService(ToolGateClient.service, {
     OpenRun: answer({ run_id: "r", run_token: "t", snapshot_id: "sha256:0" }),
     CloseRun: answer({}),
-    ValidateToolCall: answer({ decision: value,
-      calls: [{ name: "update_ticket", arguments_json: "{}" }] }),
+    ValidateToolCall: answer({ decision: value, calls }),
     ValidateToolOutput: answer({ verdict: value }),
     ExtractVerdict: answer({ outcome: value }),
     AwaitApproval: answer({ state: value }),
@@ -51,6 +51,18 @@ for (const [value, code] of [[0, "UNSPECIFIED"], [99, "UNKNOWN_ENUM"]]) {
       gate.close();
     });
   }
+}
+
+for (const [what, calls, code] of [
+  ["no call", [], "NO_CALLS"],
+  ["a call without arguments_json", [{ name: "update_ticket" }], "UNREADABLE"],
+  ["a call without a name", [{ arguments_json: "{}" }], "UNREADABLE"]]) {
+  test(`ALLOW with ${what} is a deny (${code})`, async () => {
+    const gate = new Gate(await fake({ value: 1, calls }));
+    const run = await gate.stateless("sha256:0");
+    await assert.rejects(run.validate(CALL), (e) => e instanceof DenyError && e.code === code);
+    gate.close();
+  });
 }
 
 test("deadline is a deny", async () => {

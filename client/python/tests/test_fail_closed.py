@@ -95,6 +95,19 @@ def test_allow_without_calls_is_deny(fake):
     assert e.value.code == "NO_CALLS"
 
 
+def test_allow_with_a_call_missing_its_arguments_is_deny(fake):
+    class NoArguments(Fake):
+        def ValidateToolCall(self, request, context):
+            return pb.ValidateToolCallResponse(
+                decision=pb.DECISION_ALLOW,
+                calls=[pb.ToolCall(id="1", name="t")])
+
+    with toolgate.Gate(fake(NoArguments())) as gate:
+        with pytest.raises(toolgate.DenyError) as e:
+            gate.open_run("sha256:0").validate(CALL)
+    assert e.value.code == "UNREADABLE"
+
+
 def test_deadline_is_deny(fake):
     with toolgate.Gate(fake(Fake(pb.DECISION_ALLOW, sleep=2)),
                        timeout=0.2) as gate:

@@ -115,6 +115,12 @@ class Decision:
                               list(c.repairs)))
         if name == "ALLOW" and not calls:
             raise DenyError("NO_CALLS", "ALLOW without a call")
+        # An allowed call always carries its canonical arguments ("{}" at
+        # least): a missing one must not read as "no arguments".
+        if name == "ALLOW" and any(not c.arguments_json or not c.name
+                                   for c in calls):
+            raise DenyError("UNREADABLE", "ALLOW with a call missing its "
+                            "name or arguments_json")
         return Decision(name, calls, [Violation.read(v) for v in r.violations],
                         r.repair_prompt, r.approval_id, r.audit_id, r.attempt,
                         r.attempts_left, r.stop_reason, r.message)
@@ -171,7 +177,12 @@ class Verdict:
     @staticmethod
     def read(r) -> "Verdict":
         name = _enum_name(pb.Outcome, "OUTCOME_", r.outcome, "outcome")
-        result = json.loads(r.result_json) if r.result_json else None
+        try:
+            result = json.loads(r.result_json) if r.result_json else None
+        except ValueError as e:
+            raise DenyError("UNREADABLE", f"result_json: {e}") from e
+        if name == "PASS" and result is None:
+            raise DenyError("UNREADABLE", "PASS without a result_json")
         return Verdict(name, result, r.result_json, r.stop_reason,
                        r.blocks_found, [Violation.read(v) for v in r.violations],
                        list(r.repairs), r.audit_id)
