@@ -37,7 +37,8 @@ struct Ask {
 
 // What was decided so far: allowed calls' audit ids, or the deny.
 struct Outcome {
-  bool denied = false;
+  // Fail closed: an Outcome is a deny unless Allowed() made it.
+  bool denied = true;
   int http_status = 200;
   Json body;  // The JSON-RPC error (or batch of them) the agent sees.
   std::vector<std::string> audit_ids;
@@ -46,9 +47,14 @@ struct Outcome {
   bool called = false;
 };
 
+Outcome Allowed() {
+  Outcome o;
+  o.denied = false;
+  return o;
+}
+
 Outcome Deny(const Json& id, const RpcError& error, int http_status = 200) {
   Outcome o;
-  o.denied = true;
   o.http_status = http_status;
   o.body = {
       {"jsonrpc", "2.0"}, {"id", id}, {"error", mesh::ErrorObject(error)}};
@@ -137,7 +143,7 @@ Outcome DecideMcp(Engine* engine, const Ask& ask, const CancelToken& cancel) {
   absl::StatusOr<mesh::McpBody> body =
       mesh::ReadMcpBody(ask.body, engine->options().limits);
   if (!body.ok()) return Deny(nullptr, BodyError(body.status()));
-  Outcome o;
+  Outcome o = Allowed();  // Until a message is denied.
   std::vector<std::optional<RpcError>> errors;
   for (const mesh::McpMessage& m : body->messages) {
     std::optional<RpcError> error;
@@ -190,7 +196,7 @@ Outcome DecideRest(Engine* engine, const Ask& ask, const CancelToken& cancel) {
     return Deny(nullptr, BodyError(arguments.status()), kForbidden);
   const std::string params =
       CanonicalJson({{"name", *tool}, {"arguments", *arguments}});
-  Outcome o;
+  Outcome o = Allowed();
   std::string audit_id;
   std::optional<RpcError> error =
       Validate(engine, ask, params, cancel, &audit_id, &o.snapshot_id);
@@ -244,7 +250,7 @@ std::optional<Outcome> Precheck(Engine* engine, const CheckRequest& request,
   return std::nullopt;
 }
 
-void Allow(RunGrants* grants, const Ask& ask, const Outcome& o,
+void Allow(const Ask& ask, const Outcome& o, const std::string& grant,
            CheckResponse* response) {
   auto* ok = response->mutable_ok_response();
   ok->add_headers_to_remove(std::string(kRunTokenHeader));
@@ -260,12 +266,6 @@ void Allow(RunGrants* grants, const Ask& ask, const Outcome& o,
               ok->add_headers());
   }
   SetHeader(kToolHeader, o.tool, ok->add_headers());
-  std::string grant;
-  if (o.called && !ask.run_id.empty()) {
-    absl::StatusOr<std::string> issued =
-        grants->Issue({ask.run_id, ask.run_token});
-    if (issued.ok()) grant = *std::move(issued);
-  }
   if (grant.empty()) {
     ok->add_headers_to_remove(std::string(kRunGrantHeader));
   } else {
@@ -306,15 +306,31 @@ CheckResponse DecideCheck(Engine* engine, RunGrants* grants,
           mesh::RequestIdOf(ask.body, engine->options().limits);
     }
   } else if (ask.body.empty()) {
-    outcome = Outcome();  // DELETE of an MCP session: runs no tool.
+    outcome = Allowed();  // DELETE of an MCP session: runs no tool.
   } else {
     outcome = ask.rest ? DecideRest(engine, ask, cancel)
                        : DecideMcp(engine, ask, cancel);
   }
+  // A call in a run needs its grant for ext_proc: without one its answer
+  // would be refused after the tool ran, so refuse the call before.
+  std::string grant;
+  if (!outcome.denied && outcome.called && !ask.run_id.empty()) {
+    absl::StatusOr<std::string> issued =
+        grants->Issue({ask.run_id, ask.run_token});
+    if (issued.ok()) {
+      grant = *std::move(issued);
+    } else {
+      outcome =
+          Deny(ask.rest ? Json(nullptr)
+                        : mesh::RequestIdOf(ask.body, engine->options().limits),
+               mesh::UnavailableError(issued.status().message()),
+               ask.rest ? 403 : 200);
+    }
+  }
   if (outcome.denied) {
     Refuse(outcome, &response);
   } else {
-    Allow(grants, ask, outcome, &response);
+    Allow(ask, outcome, grant, &response);
   }
   return response;
 }
