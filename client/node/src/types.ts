@@ -158,6 +158,9 @@ export function readOutputCheck(r: any): OutputCheck {
 
 export function readVerdict(r: any): Verdict {
   const outcome = name("Outcome", r.outcome, "outcome") as Verdict["outcome"];
+  if (outcome === "PASS" && !r.result_json) {
+    throw new DenyError("UNREADABLE", "PASS without a result_json");
+  }
   return {
     passed: outcome === "PASS", outcome,
     result: r.result_json ? parseJson(r.result_json, "result_json") : null,

@@ -65,6 +65,13 @@ for (const [what, calls, code] of [
   });
 }
 
+test("PASS without result_json is a deny (UNREADABLE)", async () => {
+  const gate = new Gate(await fake({ value: 1 }));
+  const run = await gate.stateless("sha256:0");
+  await assert.rejects(run.extractVerdict("x"), (e) => e instanceof DenyError && e.code === "UNREADABLE");
+  gate.close();
+});
+
 test("deadline is a deny", async () => {
   const gate = new Gate(await fake({ value: 1, sleepMs: 2000 }), { timeoutMs: 200 });
   const run = await gate.openRun("sha256:0").catch(() => null);

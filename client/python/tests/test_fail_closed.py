@@ -108,6 +108,13 @@ def test_allow_with_a_call_missing_its_arguments_is_deny(fake):
     assert e.value.code == "UNREADABLE"
 
 
+def test_pass_without_result_is_deny(fake):
+    with toolgate.Gate(fake(Fake(pb.OUTCOME_PASS))) as gate:
+        with pytest.raises(toolgate.DenyError) as e:
+            gate.open_run("sha256:0").extract_verdict("x")
+    assert e.value.code == "UNREADABLE"
+
+
 def test_deadline_is_deny(fake):
     with toolgate.Gate(fake(Fake(pb.DECISION_ALLOW, sleep=2)),
                        timeout=0.2) as gate:
