@@ -53,20 +53,10 @@ std::vector<std::string> Codes(const ValidateCallResponse& r) {
 
 class Golden : public ::testing::TestWithParam<GoldenStream> {
  protected:
-  void SetUp() override {
-    auto snapshot = engine_.CreateSnapshot(testutil::GoldenManifest(),
-                                           ManifestFormat::kOpenAI, "golden");
-    ASSERT_TRUE(snapshot.ok()) << snapshot.status();
-    snapshot_ = (*snapshot)->id();
-  }
   ValidateCallResponse Decide(ValidateCallRequest r) {
-    r.snapshot_id = snapshot_;
-    auto out = engine_.ValidateToolCall(r);
-    EXPECT_TRUE(out.ok()) << out.status();
-    return out.ok() ? *out : ValidateCallResponse{};
+    return golden_.Decide(std::move(r));
   }
-  Engine engine_;
-  std::string snapshot_;
+  testutil::GoldenEngine golden_;
 };
 
 TEST_P(Golden, AssemblesAsExpected) {

@@ -150,17 +150,8 @@ bool InsideCharacter(const std::string& text, size_t k) {
 
 class SplitProperty : public ::testing::Test {
  protected:
-  void SetUp() override {
-    auto snapshot = engine_.CreateSnapshot(testutil::GoldenManifest(),
-                                           ManifestFormat::kOpenAI, "golden");
-    ASSERT_TRUE(snapshot.ok()) << snapshot.status();
-    snapshot_ = (*snapshot)->id();
-  }
   ValidateCallResponse Decide(ValidateCallRequest r) {
-    r.snapshot_id = snapshot_;
-    auto out = engine_.ValidateToolCall(r);
-    EXPECT_TRUE(out.ok()) << out.status();
-    return out.ok() ? *out : ValidateCallResponse{};
+    return golden_.Decide(std::move(r));
   }
   ValidateCallResponse Unary(const std::string& arguments) {
     Json message = {
@@ -191,8 +182,7 @@ class SplitProperty : public ::testing::Test {
     return codes;
   }
 
-  Engine engine_;
-  std::string snapshot_;
+  testutil::GoldenEngine golden_;
 };
 
 TEST_F(SplitProperty, EveryByteOffsetDecidesAsTheUnaryCall) {

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
 #include "core/stream/sse.h"
+#include "gtest/gtest.h"
 
 namespace toolgate {
 namespace testutil {
@@ -69,6 +70,20 @@ std::vector<GoldenStream> LoadGoldenStreams() {
 
 std::string GoldenManifest() {
   return ReadAll(GoldenDir() + "/manifest.openai.json");
+}
+
+GoldenEngine::GoldenEngine() {
+  auto snapshot = engine_.CreateSnapshot(GoldenManifest(),
+                                         ManifestFormat::kOpenAI, "golden");
+  EXPECT_TRUE(snapshot.ok()) << snapshot.status();
+  if (snapshot.ok()) snapshot_id_ = (*snapshot)->id();
+}
+
+ValidateCallResponse GoldenEngine::Decide(ValidateCallRequest request) {
+  request.snapshot_id = snapshot_id_;
+  auto out = engine_.ValidateToolCall(request);
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? *std::move(out) : ValidateCallResponse{};
 }
 
 }  // namespace testutil

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/engine/engine.h"
 #include "core/stream/assembler.h"
 #include "nlohmann/json.hpp"
 
@@ -29,6 +30,18 @@ std::vector<GoldenStream> LoadGoldenStreams();
 
 // tests/stream/golden/manifest.openai.json.
 std::string GoldenManifest();
+
+// An engine holding GoldenManifest() as a snapshot; Decide validates a
+// request against it (a failed RPC is a test failure and a REJECT).
+class GoldenEngine {
+ public:
+  GoldenEngine();
+  ValidateCallResponse Decide(ValidateCallRequest request);
+
+ private:
+  Engine engine_;
+  std::string snapshot_id_;
+};
 
 inline std::ostream& operator<<(std::ostream& os, const GoldenStream& c) {
   return os << c.name;
