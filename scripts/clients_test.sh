@@ -32,5 +32,24 @@ npm_test() { npm ci --no-audit --no-fund && npm test; }
 stage "node client" client/node npm_test
 stage "node agent loop" examples/node npm_test
 stage "go example" examples/go ./test.sh
+# The overhead bench (bench/clients/README.md), briefly, so it never rots: no
+# timing is asserted, only that both languages report every figure.
+bench_smoke() {
+  local out
+  out=$(bench/clients/run.sh 50) || { echo "0 passed, 1 failed"; return; }
+  echo "$out"
+  if /usr/bin/python3 -c 'import json, sys
+rows = [json.loads(l) for l in sys.stdin if l.startswith("{")]
+assert sorted(r["language"] for r in rows) == ["node", "python"], rows
+for r in rows:
+    for k in ("raw", "same", "client", "local"):
+        assert r[k]["p50_us"] > 0, (r["language"], k)
+    assert "p50" in r["client_over_same_pct"], r' <<<"$out"; then
+    echo "1 passed, 0 failed"
+  else
+    echo "0 passed, 1 failed"
+  fi
+}
+stage "client overhead bench (smoke)" . bench_smoke
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

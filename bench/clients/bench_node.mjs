@@ -1,9 +1,11 @@
 // Client overhead per validate call, Node: run.validate versus the raw
 // grpc-js stub, against a real server. Same method as bench_python.py
-// (process.hrtime.bigint; N calls after 500 warm-up; raw and client
-// alternating call by call; "local" is the client's own work alone:
-// the request built from the message plus a canned response read into a
-// Decision).
+// (process.hrtime.bigint; N calls after 500 warm-up; raw, same and client
+// alternating call by call; "raw" sends a prebuilt request, "same" is the
+// raw stub doing the least any caller must: JSON.stringify the message,
+// check ALLOW, JSON.parse the arguments; "local" is the client's own work
+// alone: the request built from the message plus a canned response read
+// into a Decision).
 //   node bench_node.mjs TARGET [N]   (from bench/clients, after
 //   `npm ci` in client/node; imports the built package by path)
 import { createRequire } from "node:module";
@@ -39,10 +41,18 @@ const rawCall = () => new Promise((resolve, reject) => stub.ValidateToolCall(raw
   (err, r) => (err ? reject(err) : resolve(r))));
 const canned = await rawCall();
 if (!readDecision(canned).allowed) throw new Error("bench call not allowed");
-for (let i = 0; i < 500; i++) { await rawCall(); await run.validate(MESSAGE); }
-const raw = [], cl = [], local = [];
+const sameWork = () => new Promise((resolve, reject) => stub.ValidateToolCall(
+  { run_id: run.runId, run_token: run.runToken, native_json: JSON.stringify(MESSAGE) },
+  new grpc.Metadata(), { deadline: new Date(Date.now() + 10_000) }, (err, r) => {
+    if (err) return reject(err);
+    if (r.decision !== 1) return reject(new Error("not allowed"));  // DECISION_ALLOW
+    resolve(r.calls.map((c) => JSON.parse(c.arguments_json)));
+  }));
+for (let i = 0; i < 500; i++) { await rawCall(); await sameWork(); await run.validate(MESSAGE); }
+const raw = [], same = [], cl = [], local = [];
 for (let i = 0; i < n; i++) {
   let t = process.hrtime.bigint(); await rawCall(); raw.push(Number(process.hrtime.bigint() - t));
+  t = process.hrtime.bigint(); await sameWork(); same.push(Number(process.hrtime.bigint() - t));
   t = process.hrtime.bigint(); await run.validate(MESSAGE); cl.push(Number(process.hrtime.bigint() - t));
 }
 const { modelOutput } = client;
@@ -54,8 +64,12 @@ for (let i = 0; i < n; i++) {
 }
 await run.close();
 const out = { language: "node", calls: raw.length };
-for (const [k, s] of [["raw", raw], ["client", cl], ["local", local]]) {
+for (const [k, s] of [["raw", raw], ["same", same], ["client", cl], ["local", local]]) {
   out[k] = { p50_us: pct(s, 50), p99_us: pct(s, 99) };
+}
+for (const [k, s] of [["raw", raw], ["same", same]]) {  // % of the base call
+  out[`client_over_${k}_pct`] = Object.fromEntries([50, 99].map((p) =>
+    [`p${p}`, Math.round(1000 * (pct(cl, p) / pct(s, p) - 1)) / 10]));
 }
 console.log(JSON.stringify(out));
 gate.close();

@@ -3,15 +3,19 @@ the raw generated stub, against a real server.
 
     PYTHONPATH=<installed toolgate> /usr/bin/python3 bench_python.py TARGET [N]
 
-Three timings per call (time.perf_counter_ns), N calls each after 500
-warm-up calls, raw and client alternating call by call so drift (the
-machine is shared) hits both alike:
-  raw     stub.ValidateToolCall(prebuilt request)
+Four timings per call (time.perf_counter_ns), N calls each after 500
+warm-up calls, the three RPC variants alternating call by call so drift
+(the machine is shared) hits them alike:
+  raw     stub.ValidateToolCall(prebuilt request): the floor, no work at all
+  same    the raw stub doing the least any caller must: json.dumps the
+          message into the request, check the decision is ALLOW, json.loads
+          the call's arguments (the client's overhead is measured over this)
   client  run.validate(message dict) -> Decision (request built from the
           dict, response read into a Decision)
   local   the client's own work alone, no RPC: building the request from the
           dict plus reading a canned response into a Decision
-Prints one JSON line: p50/p99 in microseconds.
+Prints one JSON line: p50/p99 in microseconds, and the client's overhead
+in % of the raw and of the same-work call.
 """
 import json
 import sys
@@ -50,27 +54,42 @@ def main():
     raw_request = rq.validate(run._scope, MESSAGE, "strict", "")
     canned = stub.ValidateToolCall(raw_request, timeout=10)
     assert Decision.read(canned).allowed
-    raw, client, local = [], [], []
+    ids = dict(run_id=run.run_id, run_token=run._scope.run_token)
+
+    def same_work():
+        r = stub.ValidateToolCall(pb.ValidateToolCallRequest(
+            **ids, native_json=json.dumps(MESSAGE)), timeout=10)
+        if r.decision != pb.DECISION_ALLOW:
+            raise RuntimeError("bench call not allowed")
+        return [json.loads(c.arguments_json) for c in r.calls]
+
+    variants = {"raw": lambda: stub.ValidateToolCall(raw_request, timeout=10),
+                "same": same_work, "client": lambda: run.validate(MESSAGE)}
     for _ in range(500):
-        stub.ValidateToolCall(raw_request, timeout=10)
-        run.validate(MESSAGE)
-    for i in range(2 * n):
-        t = time.perf_counter_ns()
-        if i % 2:
-            run.validate(MESSAGE)
-            client.append(time.perf_counter_ns() - t)
-        else:
-            stub.ValidateToolCall(raw_request, timeout=10)
-            raw.append(time.perf_counter_ns() - t)
+        for call in variants.values():
+            call()
+    samples = {name: [] for name in variants}
+    for _ in range(n):
+        for name, call in variants.items():
+            t = time.perf_counter_ns()
+            call()
+            samples[name].append(time.perf_counter_ns() - t)
+    local = []
     for _ in range(n):
         t = time.perf_counter_ns()
         rq.validate(run._scope, MESSAGE, "strict", "")
         Decision.read(canned)
         local.append(time.perf_counter_ns() - t)
     run.close()
-    out = {"language": "python", "calls": len(raw)}
-    for name, s in (("raw", raw), ("client", client), ("local", local)):
+    samples["local"] = local
+    out = {"language": "python", "calls": n}
+    for name, s in samples.items():
         out[name] = {"p50_us": round(pct(s, 50), 1), "p99_us": round(pct(s, 99), 1)}
+    for base in ("raw", "same"):  # the client's overhead, % of the base call
+        out[f"client_over_{base}_pct"] = {
+            f"p{p}": round(100 * (pct(samples["client"], p) /
+                                  pct(samples[base], p) - 1), 1)
+            for p in (50, 99)}
     print(json.dumps(out))
 
 

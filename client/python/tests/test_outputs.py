@@ -129,3 +129,29 @@ def test_shapes_refused(gate, snapshot, name, output, code):
     assert not d.allowed and d.decision == "REJECT"
     if code:
         assert code in [v.code for v in d.violations]
+
+
+# model_output skips the to_plain copy for plain dicts and lists: whatever it
+# sends must be byte for byte what the full path (to_plain, then reshape)
+# sends, for every shape above and for the cases the fast path must leave to
+# the full path (a None nested inside, an SDK object inside, "null" text).
+SAME_TEXT = [o for _, o, _ in ALLOWED + REFUSED] + [
+    {"role": "assistant", "content": "a null pointer", "tool_calls": None},
+    {"role": "assistant", "tool_calls": [
+        {"id": "c", "type": "function", "index": None,
+         "function": {"name": "update_ticket", "arguments": ARGS_JSON}}]},
+    {"role": "assistant", "tool_calls": [SdkObject(
+        OPENAI_MESSAGE["tool_calls"][0])]},
+    {"choices": [SdkObject({"message": OPENAI_MESSAGE})]},
+    [None, {"type": "tool_use", "input": ARGS}], (1, 2), {1: "one"},
+]
+
+
+@pytest.mark.parametrize("output", SAME_TEXT)
+def test_model_output_matches_the_full_path(output):
+    from toolgate import _outputs
+    if isinstance(output, str):
+        assert _outputs.model_output(output) == ("text", output)
+        return
+    full = json.dumps(_outputs.reshape(_outputs.to_plain(output)))
+    assert _outputs.model_output(output) == ("native_json", full)

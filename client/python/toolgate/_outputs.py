@@ -10,7 +10,7 @@ refuses it (unrecognized_output), so an unknown shape is a deny, never an
 allow.
 """
 import json
-from typing import Any, Tuple
+from typing import Any, Optional, Tuple
 
 # (field name in the oneof, value): ("text", str) or ("native_json", str).
 ModelOutput = Tuple[str, str]
@@ -131,11 +131,34 @@ def reshape(doc: Any) -> Any:
     return doc
 
 
+def _plain_json(value: Any) -> Optional[str]:
+    """The JSON text of a dict or list that is already what to_plain would
+    return (top-level None values aside), else None.
+
+    This is the hot path (a dict of an OpenAI message, "content": None): it
+    skips the to_plain copy. json.dumps itself is the proof: it raises
+    TypeError on an SDK object inside, and a "null" anywhere in the text
+    means a nested None to_plain would have dropped (or only looks like
+    one, inside a string): both take the full path.
+    """
+    doc = value
+    if type(value) is dict:
+        doc = {k: v for k, v in value.items() if v is not None}
+    try:
+        text = json.dumps(reshape(doc))
+    except (TypeError, AttributeError, ValueError):
+        return None  # an SDK object reshape or json could not read
+    return None if "null" in text else text
+
+
 def model_output(value: Any) -> ModelOutput:
     """Returns the oneof field and value for a ValidateToolCallRequest."""
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", errors="replace")
     if isinstance(value, str):
         return ("text", value)
-    doc = reshape(to_plain(value))
-    return ("native_json", json.dumps(doc))
+    if isinstance(value, bytes):
+        return ("text", value.decode("utf-8", errors="replace"))
+    if type(value) is dict or type(value) is list:
+        text = _plain_json(value)
+        if text is not None:
+            return ("native_json", text)
+    return ("native_json", json.dumps(reshape(to_plain(value))))

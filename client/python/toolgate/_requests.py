@@ -18,6 +18,9 @@ class Scope:
         self.snapshot_id = snapshot_id
         self.run_id = run_id
         self.run_token = run_token
+        # The same fields as keyword arguments, for the per-call request.
+        self.ids = ({"run_id": run_id, "run_token": run_token} if run_id
+                    else {"snapshot_id": snapshot_id})
 
     def fill(self, request) -> None:
         if self.run_id:
@@ -51,12 +54,10 @@ def open_run(snapshot_id: str, model: str, context: Optional[Dict[str, str]],
 
 
 def validate(scope: Scope, output: Any, repair: str, approval_id: str):
-    request = pb.ValidateToolCallRequest(
-        repair=_types.repair_policy(repair), approval_id=approval_id)
-    scope.fill(request)
     field, value = _outputs.model_output(output)
-    setattr(request, field, value)
-    return request
+    return pb.ValidateToolCallRequest(
+        **{field: value}, **scope.ids, repair=_types.repair_policy(repair),
+        approval_id=approval_id)
 
 
 def check_output(scope: Scope, tool: str, result: Any, content_type: str,
