@@ -1,4 +1,4 @@
-// Digests and random identifiers (OpenSSL's libcrypto underneath).
+// Digests (OpenSSL's SHA-256) and random identifiers (the kernel's CSPRNG).
 //
 // Thread-safety: all functions are thread-safe.
 #ifndef TOOLGATE_CORE_UTIL_IDS_H_
