@@ -236,6 +236,11 @@ std::string AnthropicWith(const std::string& block) {
 INSTANTIATE_TEST_SUITE_P(
     Table, NativeCallsUnchecked,
     testing::Values(
+        // A call nested anywhere else, named by an escaped JSON Pointer.
+        Unchecked{"nested_call_escaped_pointer",
+                  OpenAIWith(R"("meta":{"a/b":[1,{"x~y":{"name":"b",
+                    "arguments":"{}"}}]})"),
+                  "/meta/a~1b/1/x~0y"},
         // OpenAI tool_calls and a legacy function_call.
         Unchecked{"legacy_function_call",
                   OpenAIWith(R"("function_call":{"name":"b",

@@ -92,7 +92,7 @@ class Walker {
   std::optional<ReadError> Walk(const Json& node) {
     if (node.is_array()) {
       for (size_t i = 0; i < node.size(); ++i) {
-        path_.push_back(absl::StrCat(i));
+        path_.push_back(Token{{}, i, true});
         std::optional<ReadError> found = Walk(node[i]);
         path_.pop_back();
         if (found.has_value()) return found;
@@ -117,7 +117,7 @@ class Walker {
     }
     for (const auto& [key, value] : node.get_ref<const Json::object_t&>()) {
       if (key == own_arguments) continue;
-      path_.push_back(EscapePointerToken(key));
+      path_.push_back(Token{key, 0, false});
       std::optional<ReadError> found = Walk(value);
       path_.pop_back();
       if (found.has_value()) return found;
@@ -126,15 +126,31 @@ class Walker {
   }
 
  private:
+  // A step down from the root: an array index, or a member's key (which
+  // the document owns and outlives the walk).
+  struct Token {
+    absl::string_view key;
+    size_t index;
+    bool is_index;
+  };
+
+  // Escaped only here, when there is something to report: most walks find
+  // nothing, and a string per step was a share of every call's time.
   std::string Pointer(absl::string_view last) const {
     std::string out;
-    for (const std::string& token : path_) absl::StrAppend(&out, "/", token);
+    for (const Token& token : path_) {
+      if (token.is_index) {
+        absl::StrAppend(&out, "/", token.index);
+      } else {
+        absl::StrAppend(&out, "/", EscapePointerToken(token.key));
+      }
+    }
     if (!last.empty()) absl::StrAppend(&out, "/", EscapePointerToken(last));
     return out;
   }
 
   const CallsRead& read_;
-  std::vector<std::string> path_;
+  std::vector<Token> path_;
 };
 
 std::optional<ReadError> CheckText(const Json& text, std::string pointer,

@@ -61,6 +61,14 @@ void AppendString(const std::string& s, std::string* out) {
   const char* p = s.data();
   const char* const end = p + s.size();
   while (p < end) {
+    // Most text needs no escaping: copy each plain run at once.
+    const char* const run = p;
+    while (p < end && static_cast<unsigned char>(*p) >= 0x20 &&
+           static_cast<unsigned char>(*p) < 0x80 && *p != '"' && *p != '\\') {
+      ++p;
+    }
+    out->append(run, static_cast<size_t>(p - run));
+    if (p == end) break;
     const unsigned char c = static_cast<unsigned char>(*p);
     if (c >= 0x80) {
       const size_t len = Utf8SequenceLength(p, end);

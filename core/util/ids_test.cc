@@ -39,7 +39,9 @@ TEST(RandomHexTest, LengthAlphabetAndFreshness) {
     ASSERT_TRUE(hex.ok()) << hex.status();
     EXPECT_EQ(hex->size(), 2 * bytes);
     EXPECT_EQ(hex->find_first_not_of("0123456789abcdef"), std::string::npos);
-    if (bytes >= 16) EXPECT_TRUE(seen.insert(*hex).second) << *hex;
+    if (bytes >= 16) {
+      EXPECT_TRUE(seen.insert(*hex).second) << *hex;
+    }
   }
   absl::StatusOr<std::string> a = RandomHex(16), b = RandomHex(16);
   ASSERT_TRUE(a.ok() && b.ok());
