@@ -39,7 +39,9 @@ ln -s usr/lib64 "$out/lib64"
 # libcurl for url argument rules (core/policy/curl_url_api.h).
 dlopened=()
 for name in libcurl.so.4; do
-  path=$(ldconfig -p | awk -v n="$name" '$1 == n && /x86-64/ { print $NF; exit }')
+  # awk reads to the end: exiting at the match would close the pipe under
+  # ldconfig, which then dies of SIGPIPE and pipefail fails the script.
+  path=$(ldconfig -p | awk -v n="$name" '$1 == n && /x86-64/ && !p { p = $NF } END { print p }')
   [ -n "$path" ] || { echo "build-rootfs: $name not found (ldconfig -p)" >&2; exit 1; }
   dlopened+=("$path")
 done
