@@ -4,7 +4,8 @@
 // Everything is read from what each RPC returned (status, decision,
 // violation codes, repairs, loop state) and from the request's size: no
 // decision is made or changed here. Label values come from closed sets only
-// (the RPC names, the decision enums, gRPC status codes, toolgate's
+// (the RPC names, the decision enums and the mesh hook's decision lists
+// of docs/mesh.md "Metrics", gRPC status codes, toolgate's
 // documented violation codes and repair names; anything else is "other"):
 // a tool name or a model string from a request never becomes a label, so a
 // caller cannot grow the number of series.
@@ -57,8 +58,9 @@ struct MeshOutcome {
 
 class ServerMetrics {
  public:
-  // The RPCs that get labels, in proto order; raw_service_test checks that
-  // every registered RPC is one of them.
+  // The RPCs that get labels: toolgate.v1's in proto order (metrics_test
+  // checks that every registered RPC is one of them), then Envoy's
+  // "ext_authz.Check" and "ext_proc.Process".
   static const std::vector<std::string>& RpcNames();
   // The `decision` label values of `rpc`, "other" last; empty for RPCs
   // that decide nothing.
