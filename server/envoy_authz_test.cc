@@ -46,6 +46,7 @@ struct Case {
   std::string body;
   std::string snapshot = "tickets";  // Route setting; "" for none.
   std::string run_id;                // x-toolgate-run-id; "" for none.
+  std::string path = "/mcp";         // REST routes: "/tools/<name>".
   std::string want;                  // The decision label.
   bool allowed = false;              // The answer: OK or PERMISSION_DENIED.
   std::vector<std::string> violations;
@@ -55,12 +56,17 @@ CheckRequest Request(const Case& c) {
   CheckRequest request;
   auto* http = request.mutable_attributes()->mutable_request()->mutable_http();
   http->set_method(c.method);
-  http->set_path("/mcp");
+  http->set_path(c.path);
   (*http->mutable_headers())["content-type"] = "application/json";
   if (!c.run_id.empty())
     (*http->mutable_headers())[std::string(kRunIdHeader)] = c.run_id;
   http->set_raw_body(c.body);
   http->set_size(static_cast<int64_t>(c.body.size()));
+  if (c.path != "/mcp") {
+    (*request.mutable_attributes()
+          ->mutable_context_extensions())[std::string(kToolPathSetting)] =
+        "/tools/{name}";
+  }
   if (!c.snapshot.empty()) {
     (*request.mutable_attributes()
           ->mutable_context_extensions())[std::string(kSnapshotSetting)] =
@@ -139,6 +145,19 @@ INSTANTIATE_TEST_SUITE_P(
          .body = ToolsCall("update_ticket", kGoodArgs),
          .run_id = "run-that-does-not-exist",
          .want = "DENIED_RUN"},
+        {.name = "rest_allowed",
+         .body = kGoodArgs,
+         .path = "/tools/update_ticket",
+         .want = "ALLOW",
+         .allowed = true},
+        {.name = "rest_rejected",
+         .body = "{}",
+         .path = "/tools/update_ticket",
+         .want = "REJECT"},
+        {.name = "rest_no_tool_in_path",
+         .body = kGoodArgs,
+         .path = "/elsewhere",
+         .want = "DENIED_REQUEST"},
         {.name = "batch_allowed",
          .body = "[" + ToolsCall("update_ticket", kGoodArgs, 1) +
                  R"(,{"jsonrpc":"2.0","id":2,"method":"tools/list"}])",
