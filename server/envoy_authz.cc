@@ -1,5 +1,6 @@
 #include "server/envoy_authz.h"
 
+#include <chrono>
 #include <exception>
 #include <string>
 #include <utility>
@@ -45,12 +46,40 @@ struct Outcome {
   std::string tool;         // The single tool called, for ext_proc.
   std::string snapshot_id;  // As the engine resolved it (run-only asks).
   bool called = false;
+  // The metrics label (envoy_authz.h DecideCheck): a constant.
+  absl::string_view label = "DENIED_REQUEST";
 };
 
 Outcome Allowed() {
   Outcome o;
   o.denied = false;
+  o.label = "PASS_THROUGH";
   return o;
+}
+
+// The Check label of one engine answer or error.
+absl::string_view LabelOf(const absl::StatusOr<ValidateCallResponse>& decided,
+                          const RpcError& error) {
+  if (!decided.ok()) {
+    return error.code == mesh::kDeniedCode ? "DENIED_RUN" : "ERROR";
+  }
+  return DecisionName(decided->decision);
+}
+
+// What the metrics read from one engine answer.
+void Report(const ValidateCallResponse& decided, bool in_run,
+            MeshOutcome* report) {
+  if (report == nullptr) return;
+  for (const Violation& v : decided.violations) {
+    report->violations.push_back(v.code);
+  }
+  for (const CallReport& call : decided.calls) {
+    for (const std::string& r : call.repairs) report->repairs.push_back(r);
+  }
+  report->breaker_opened =
+      report->breaker_opened ||
+      ServerMetrics::OpensBreaker(in_run, decided.decision == Decision::kReject,
+                                  decided.attempt, decided.attempts_left);
 }
 
 Outcome Deny(const Json& id, const RpcError& error, int http_status = 200) {
@@ -106,12 +135,12 @@ absl::StatusOr<std::string> ResolveSnapshot(Engine* engine,
   return (*snapshot)->id();
 }
 
-// One call through the pipeline; an error value unless ALLOW.
-std::optional<RpcError> Validate(Engine* engine, const Ask& ask,
-                                 const std::string& params_json,
-                                 const CancelToken& cancel,
-                                 std::string* audit_id,
-                                 std::string* snapshot_id) {
+// One call through the pipeline; an error value unless ALLOW, with its
+// label in `*label`.
+std::optional<RpcError> Validate(
+    Engine* engine, const Ask& ask, const std::string& params_json,
+    const CancelToken& cancel, std::string* audit_id, std::string* snapshot_id,
+    absl::string_view* label, MeshOutcome* report) {
   ValidateCallRequest call;
   call.snapshot_id = ask.snapshot_id;
   call.run_id = ask.run_id;
@@ -122,9 +151,15 @@ std::optional<RpcError> Validate(Engine* engine, const Ask& ask,
   call.cancel = cancel;
   call.source = std::string(kAuthzSource);
   absl::StatusOr<ValidateCallResponse> decided = engine->ValidateToolCall(call);
-  if (!decided.ok()) return ErrorForStatus(decided.status());
+  if (!decided.ok()) {
+    RpcError error = ErrorForStatus(decided.status());
+    *label = LabelOf(decided, error);
+    return error;
+  }
+  Report(*decided, !ask.run_id.empty(), report);
   *audit_id = decided->audit_id;
   if (snapshot_id->empty()) *snapshot_id = decided->snapshot_id;
+  *label = LabelOf(decided, RpcError());
   if (decided->decision != Decision::kAllow) {
     return mesh::ErrorForDecision(*decided);
   }
@@ -139,14 +174,18 @@ RpcError BodyError(const absl::Status& status) {
   return mesh::DeniedError("unreadable_body", status.message());
 }
 
-Outcome DecideMcp(Engine* engine, const Ask& ask, const CancelToken& cancel) {
+Outcome DecideMcp(Engine* engine, const Ask& ask, const CancelToken& cancel,
+                  MeshOutcome* report) {
   absl::StatusOr<mesh::McpBody> body =
       mesh::ReadMcpBody(ask.body, engine->options().limits);
   if (!body.ok()) return Deny(nullptr, BodyError(body.status()));
   Outcome o = Allowed();  // Until a message is denied.
+  // The first denied message's label is the answer's.
+  absl::string_view deny_label;
   std::vector<std::optional<RpcError>> errors;
   for (const mesh::McpMessage& m : body->messages) {
     std::optional<RpcError> error;
+    absl::string_view label = "DENIED_REQUEST";
     if (m.kind == mesh::McpKind::kDeny) {
       error = mesh::DeniedError(m.deny_reason,
                                 "this JSON-RPC message is not "
@@ -157,17 +196,24 @@ Outcome DecideMcp(Engine* engine, const Ask& ask, const CancelToken& cancel) {
       // spent on them: approvals, call budgets); they get batch_denied.
       std::string audit_id;
       error = Validate(engine, ask, m.params_json, cancel, &audit_id,
-                       &o.snapshot_id);
+                       &o.snapshot_id, &label, report);
       if (!audit_id.empty()) o.audit_ids.push_back(audit_id);
       o.called = true;
+      o.label = "ALLOW";
       o.tool = body->messages.size() == 1 ? m.tool : "";
     }
+    if (error.has_value() && deny_label.empty()) deny_label = label;
     o.denied = o.denied || error.has_value();
     errors.push_back(std::move(error));
   }
   if (!o.denied) return o;
-  if (!body->batch) return Deny(body->messages[0].id, *errors[0]);
+  if (!body->batch) {
+    Outcome denied = Deny(body->messages[0].id, *errors[0]);
+    denied.label = deny_label;
+    return denied;
+  }
   Outcome denied = Deny(nullptr, mesh::DeniedError("", ""));
+  denied.label = deny_label;
   denied.body = Json::array();
   for (size_t i = 0; i < errors.size(); ++i) {
     const RpcError e =
@@ -182,7 +228,8 @@ Outcome DecideMcp(Engine* engine, const Ask& ask, const CancelToken& cancel) {
   return denied;
 }
 
-Outcome DecideRest(Engine* engine, const Ask& ask, const CancelToken& cancel) {
+Outcome DecideRest(Engine* engine, const Ask& ask, const CancelToken& cancel,
+                   MeshOutcome* report) {
   constexpr int kForbidden = 403;
   absl::StatusOr<std::string> tool =
       mesh::MatchToolPath(ask.tool_path, ask.path);
@@ -198,11 +245,17 @@ Outcome DecideRest(Engine* engine, const Ask& ask, const CancelToken& cancel) {
       CanonicalJson({{"name", *tool}, {"arguments", *arguments}});
   Outcome o = Allowed();
   std::string audit_id;
-  std::optional<RpcError> error =
-      Validate(engine, ask, params, cancel, &audit_id, &o.snapshot_id);
-  if (error) return Deny(nullptr, *error, kForbidden);
+  absl::string_view label;
+  std::optional<RpcError> error = Validate(
+      engine, ask, params, cancel, &audit_id, &o.snapshot_id, &label, report);
+  if (error) {
+    Outcome denied = Deny(nullptr, *error, kForbidden);
+    denied.label = label;
+    return denied;
+  }
   o.audit_ids.push_back(audit_id);
   o.called = true;
+  o.label = label;
   o.tool = *tool;
   return o;
 }
@@ -291,7 +344,7 @@ void Refuse(const Outcome& o, CheckResponse* response) {
 
 CheckResponse DecideCheck(Engine* engine, RunGrants* grants,
                           const CheckRequest& request,
-                          const CancelToken& cancel) {
+                          const CancelToken& cancel, MeshOutcome* report) {
   CheckResponse response;
   Ask ask = ReadAsk(request.attributes().request().http());
   const auto& ctx = request.attributes().context_extensions();
@@ -308,8 +361,8 @@ CheckResponse DecideCheck(Engine* engine, RunGrants* grants,
   } else if (ask.body.empty()) {
     outcome = Allowed();  // DELETE of an MCP session: runs no tool.
   } else {
-    outcome = ask.rest ? DecideRest(engine, ask, cancel)
-                       : DecideMcp(engine, ask, cancel);
+    outcome = ask.rest ? DecideRest(engine, ask, cancel, report)
+                       : DecideMcp(engine, ask, cancel, report);
   }
   // A call in a run needs its grant for ext_proc: without one its answer
   // would be refused after the tool ran, so refuse the call before.
@@ -325,7 +378,12 @@ CheckResponse DecideCheck(Engine* engine, RunGrants* grants,
                         : mesh::RequestIdOf(ask.body, engine->options().limits),
                mesh::UnavailableError(issued.status().message()),
                ask.rest ? 403 : 200);
+      outcome.label = "ERROR";
     }
+  }
+  if (report != nullptr) {
+    report->decision = outcome.label;
+    report->run_id = ask.run_id;
   }
   if (outcome.denied) {
     Refuse(outcome, &response);
@@ -339,16 +397,33 @@ grpc::ServerUnaryReactor* EnvoyAuthzService::Check(
     grpc::CallbackServerContext* context,
     const envoy::service::auth::v3::CheckRequest* request,
     envoy::service::auth::v3::CheckResponse* response) {
+  // Without metrics nothing is timed: the clock costs too.
+  const auto start = metrics_ != nullptr
+                         ? std::chrono::steady_clock::now()
+                         : std::chrono::steady_clock::time_point();
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  MeshOutcome outcome;
   try {
-    *response = DecideCheck(engine_, grants_, *request, ToCancelToken(context));
+    *response = DecideCheck(engine_, grants_, *request, ToCancelToken(context),
+                            metrics_ != nullptr ? &outcome : nullptr);
   } catch (const std::exception& e) {
     // Never an OK: a deny the agent can read.
     Outcome o = Deny(nullptr, mesh::UnavailableError(e.what()));
     response->Clear();
     Refuse(o, response);
+    outcome = MeshOutcome();
+    outcome.decision = "ERROR";
   }
-  reactor->Finish(grpc::Status::OK);
+  const grpc::Status status = grpc::Status::OK;
+  if (metrics_ != nullptr) {
+    // The answer is already decided: counting cannot change it.
+    static const int slot = ServerMetrics::RpcSlot("ext_authz.Check");
+    metrics_->DecidedMesh(slot, outcome);
+    const std::chrono::duration<double> took =
+        std::chrono::steady_clock::now() - start;
+    metrics_->Finished(slot, status, took.count(), request->ByteSizeLong());
+  }
+  reactor->Finish(status);
   return reactor;
 }
 

@@ -28,24 +28,36 @@
 #include "core/util/cancel.h"
 #include "envoy/service/auth/v3/external_auth.grpc.pb.h"
 #include "server/mesh_grants.h"
+#include "server/metrics.h"
 
 namespace toolgate {
 namespace server {
 
 inline constexpr absl::string_view kAuthzSource = "envoy_ext_authz";
 
-// The decision, without gRPC: what Check answers for `request`.
+// The decision, without gRPC: what Check answers for `request`. When
+// `outcome` is set it receives the decision behind the answer (one of
+// ServerMetrics::DecisionNames("ext_authz.Check"), docs/mesh.md
+// "Metrics"): the engine's decision for the first tool call denied (or
+// ALLOW when every call was allowed); PASS_THROUGH for an allowed request
+// with no tool call; DENIED_REQUEST for a deny before any decision (method,
+// body, snapshot, a JSON-RPC message not let through); DENIED_RUN when the
+// engine refused the run (unknown, wrong token, other snapshot); ERROR
+// when toolgate failed (engine or grant). Also the violations, repairs and
+// whether a call opened the run's breaker.
 envoy::service::auth::v3::CheckResponse DecideCheck(
     Engine* engine, RunGrants* grants,
     const envoy::service::auth::v3::CheckRequest& request,
-    const CancelToken& cancel);
+    const CancelToken& cancel, MeshOutcome* outcome = nullptr);
 
 class EnvoyAuthzService final
     : public envoy::service::auth::v3::Authorization::CallbackService {
  public:
-  // Neither pointer is owned; both must outlive the service.
-  EnvoyAuthzService(Engine* engine, RunGrants* grants)
-      : engine_(engine), grants_(grants) {}
+  // No pointer is owned; all must outlive the service. `metrics` may be
+  // null (nothing counted, nothing timed).
+  EnvoyAuthzService(Engine* engine, RunGrants* grants,
+                    ServerMetrics* metrics = nullptr)
+      : engine_(engine), grants_(grants), metrics_(metrics) {}
 
   grpc::ServerUnaryReactor* Check(
       grpc::CallbackServerContext* context,
@@ -55,6 +67,7 @@ class EnvoyAuthzService final
  private:
   Engine* const engine_;
   RunGrants* const grants_;
+  ServerMetrics* const metrics_;
 };
 
 }  // namespace server

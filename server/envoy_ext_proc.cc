@@ -1,5 +1,6 @@
 #include "server/envoy_ext_proc.h"
 
+#include <chrono>
 #include <exception>
 #include <string>
 #include <utility>
@@ -26,6 +27,7 @@ mesh::RpcError Fault(absl::string_view what) {
 
 ProcessingResponse ExtProcSession::Reject(const mesh::RpcError& error) {
   phase_ = Phase::kDone;
+  if (outcome_.decision.empty()) outcome_.decision = "DENIED";
   ProcessingResponse response;
   auto* immediate = response.mutable_immediate_response();
   immediate->mutable_status()->set_code(envoy::type::v3::BadGateway);
@@ -175,8 +177,18 @@ std::optional<mesh::RpcError> ExtProcSession::CheckAnswer() {
   }
   absl::StatusOr<ValidateOutputResponse> checked =
       engine_->ValidateToolOutput(request);
-  if (!checked.ok()) return ErrorForStatus(checked.status());
-  if (checked->result.verdict != output::OutputVerdict::kValid) {
+  if (!checked.ok()) {
+    outcome_.decision = "ERROR";
+    return ErrorForStatus(checked.status());
+  }
+  const bool valid = checked->result.verdict == output::OutputVerdict::kValid;
+  outcome_.decision = valid ? "VALID" : "INVALID";
+  for (const auto& v : checked->result.violations) {
+    outcome_.violations.push_back(v.code);
+  }
+  outcome_.run_id = request.run_id;
+  outcome_.read_only = checked->read_only;
+  if (!valid) {
     return mesh::ErrorForOutput(*checked);
   }
   return std::nullopt;
@@ -206,6 +218,17 @@ ProcessingResponse ExtProcSession::OnResponseBody(const HttpBody& body) {
   phase_ = Phase::kDone;
   response.mutable_response_body();
   return response;
+}
+
+MeshOutcome ExtProcSession::TakeOutcome() {
+  // An answer let through unchecked: not a tool call's, or toolgate's own
+  // deny. A tool call's answer never seen decides nothing.
+  if (outcome_.decision.empty() &&
+      (phase_ == Phase::kPassThrough ||
+       (phase_ == Phase::kResponse && !tool_call_))) {
+    outcome_.decision = "PASS_THROUGH";
+  }
+  return std::move(outcome_);
 }
 
 ProcessingResponse ExtProcSession::Step(const ProcessingRequest& request,
@@ -243,26 +266,36 @@ namespace {
 class ProcessReactor final
     : public grpc::ServerBidiReactor<ProcessingRequest, ProcessingResponse> {
  public:
-  ProcessReactor(Engine* engine, RunGrants* grants) : session_(engine, grants) {
+  ProcessReactor(Engine* engine, RunGrants* grants, ServerMetrics* metrics)
+      : session_(engine, grants), metrics_(metrics) {
     StartRead(&request_);
   }
   void OnReadDone(bool ok) override {
     if (!ok) {  // Envoy closed its side: nothing more to answer.
-      Finish(grpc::Status::OK);
+      Done(grpc::Status::OK);
       return;
     }
+    // Without metrics nothing is timed: the clock costs too.
+    const auto start = metrics_ != nullptr
+                           ? std::chrono::steady_clock::now()
+                           : std::chrono::steady_clock::time_point();
     try {
       response_ = session_.Step(request_, &done_);
     } catch (const std::exception& e) {
       // Never a CONTINUE: the filter fails closed on a failed stream.
-      Finish(grpc::Status(grpc::StatusCode::INTERNAL, e.what()));
+      failed_ = true;
+      Done(grpc::Status(grpc::StatusCode::INTERNAL, e.what()));
       return;
+    }
+    if (metrics_ != nullptr) {
+      busy_ += std::chrono::steady_clock::now() - start;
+      input_bytes_ += request_.ByteSizeLong();
     }
     StartWrite(&response_);
   }
   void OnWriteDone(bool ok) override {
     if (!ok || done_) {
-      Finish(grpc::Status::OK);
+      Done(grpc::Status::OK);
       return;
     }
     StartRead(&request_);
@@ -270,17 +303,33 @@ class ProcessReactor final
   void OnDone() override { delete this; }
 
  private:
+  void Done(const grpc::Status& status) {
+    if (metrics_ != nullptr) {
+      // The answers are already sent: counting cannot change them.
+      static const int slot = ServerMetrics::RpcSlot("ext_proc.Process");
+      MeshOutcome outcome = session_.TakeOutcome();
+      if (failed_) outcome = MeshOutcome();  // The error counts it.
+      if (status.ok()) metrics_->DecidedMesh(slot, outcome);
+      metrics_->Finished(slot, status, busy_.count(), input_bytes_);
+    }
+    Finish(status);
+  }
+
   ExtProcSession session_;
+  ServerMetrics* const metrics_;
   ProcessingRequest request_;
   ProcessingResponse response_;
   bool done_ = false;
+  bool failed_ = false;
+  std::chrono::duration<double> busy_{0};
+  size_t input_bytes_ = 0;
 };
 
 }  // namespace
 
 grpc::ServerBidiReactor<ProcessingRequest, ProcessingResponse>*
 EnvoyExtProcService::Process(grpc::CallbackServerContext*) {
-  return new ProcessReactor(engine_, grants_);
+  return new ProcessReactor(engine_, grants_, metrics_);
 }
 
 }  // namespace server

@@ -22,6 +22,16 @@
 // filter: toolgate's own ext_authz deny (marked x-toolgate-denied) goes
 // through so the agent reads it; any other is replaced by a deny.
 //
+// Metrics (docs/mesh.md "Metrics"): one decision per stream, a value of
+// ServerMetrics::DecisionNames("ext_proc.Process"): VALID / INVALID as the
+// engine checked a tool call's answer; ERROR when the engine failed;
+// DENIED for a deny before any check (stream faults, a run without its
+// grant, an answer toolgate cannot read or that is not HTTP 2xx);
+// PASS_THROUGH for an answer let through unchecked (not a tool call,
+// toolgate's own deny). A stream that ends before its answer decides
+// nothing. The duration is toolgate's own time on the stream's messages
+// (not the tool's), the size the messages' total.
+//
 // Thread-safety: an ExtProcSession belongs to one stream (gRPC runs a
 // reactor's callbacks one at a time); the service may serve many streams.
 #ifndef TOOLGATE_SERVER_ENVOY_EXT_PROC_H_
@@ -34,6 +44,7 @@
 #include "envoy/service/ext_proc/v3/external_processor.grpc.pb.h"
 #include "server/envoy_common.h"
 #include "server/mesh_grants.h"
+#include "server/metrics.h"
 
 namespace toolgate {
 namespace server {
@@ -49,6 +60,9 @@ class ExtProcSession {
   envoy::service::ext_proc::v3::ProcessingResponse Step(
       const envoy::service::ext_proc::v3::ProcessingRequest& request,
       bool* done);
+
+  // What the stream decided so far (see above); the session is spent.
+  MeshOutcome TakeOutcome();
 
  private:
   enum class Phase { kStart, kRequest, kResponse, kPassThrough, kDone };
@@ -79,14 +93,17 @@ class ExtProcSession {
   std::string tool_;
   Headers response_headers_;
   std::string response_body_;
+  MeshOutcome outcome_;
 };
 
 class EnvoyExtProcService final
     : public envoy::service::ext_proc::v3::ExternalProcessor::CallbackService {
  public:
-  // Neither pointer is owned; both must outlive the service.
-  EnvoyExtProcService(Engine* engine, RunGrants* grants)
-      : engine_(engine), grants_(grants) {}
+  // No pointer is owned; all must outlive the service. `metrics` may be
+  // null (nothing counted, nothing timed).
+  EnvoyExtProcService(Engine* engine, RunGrants* grants,
+                      ServerMetrics* metrics = nullptr)
+      : engine_(engine), grants_(grants), metrics_(metrics) {}
 
   grpc::ServerBidiReactor<envoy::service::ext_proc::v3::ProcessingRequest,
                           envoy::service::ext_proc::v3::ProcessingResponse>*
@@ -95,6 +112,7 @@ class EnvoyExtProcService final
  private:
   Engine* const engine_;
   RunGrants* const grants_;
+  ServerMetrics* const metrics_;
 };
 
 }  // namespace server

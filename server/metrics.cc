@@ -51,11 +51,10 @@ const absl::flat_hash_set<std::string>& KnownCodes() {
       "path_outside_root", "path_invalid", "url_invalid",
       "url_scheme_not_allowed", "url_host_not_allowed", "url_port_not_allowed",
       "url_userinfo", "url_private_address", "shell_metacharacter",
-      "option_injection", "identifier_invalid", "text_invalid",
-      "text_too_long", "argument_injection", "argument_secret",
-      "argument_leak", "approval_pending", "approval_denied",
-      "approval_expired", "approval_used", "approval_mismatch",
-      "call_budget_exhausted",
+      "option_injection", "identifier_invalid", "text_invalid", "text_too_long",
+      "argument_injection", "argument_secret", "argument_leak",
+      "approval_pending", "approval_denied", "approval_expired",
+      "approval_used", "approval_mismatch", "call_budget_exhausted",
       // ValidateToolOutput.
       "http_status", "content_type", "output_too_large", "markup_body",
       "invalid_utf8", "mcp_malformed_result", "mcp_is_error",
@@ -74,19 +73,6 @@ const absl::flat_hash_set<std::string>& KnownRepairs() {
       "trailing_comma", "single_quotes", "python_literal",    "smart_quotes",
       "unquoted_key",   "comment",       "control_character", "markdown_fence"};
   return *kinds;
-}
-
-// The decisions each deciding RPC can return, as labels; "other" for an
-// enum value this build does not name (the server never sends one).
-std::vector<std::string> DecisionNames(absl::string_view rpc) {
-  if (rpc == "ValidateToolCall" || rpc == "ValidateToolCallStream") {
-    return {"ALLOW", "REJECT", "NEEDS_APPROVAL", "STOP", "other"};
-  }
-  if (rpc == "ExtractVerdict") {
-    return {"PASS", "FAIL", "REFUSED", "CONTRACT_STOP", "other"};
-  }
-  if (rpc == "ValidateToolOutput") return {"VALID", "INVALID", "other"};
-  return {};
 }
 
 // Decision latencies are sub-millisecond to a few ms; the upper buckets
@@ -119,13 +105,36 @@ class ServerMetrics::Scrape final : public prometheus::Collectable {
   const ServerMetrics* const metrics_;
 };
 
+// The decisions each deciding RPC can return, as labels; "other" for an
+// enum value this build does not name (the server never sends one). The
+// mesh values are docs/mesh.md "Metrics".
+std::vector<std::string> ServerMetrics::DecisionNames(absl::string_view rpc) {
+  if (rpc == "ValidateToolCall" || rpc == "ValidateToolCallStream") {
+    return {"ALLOW", "REJECT", "NEEDS_APPROVAL", "STOP", "other"};
+  }
+  if (rpc == "ExtractVerdict") {
+    return {"PASS", "FAIL", "REFUSED", "CONTRACT_STOP", "other"};
+  }
+  if (rpc == "ValidateToolOutput") return {"VALID", "INVALID", "other"};
+  if (rpc == "ext_authz.Check") {
+    return {"ALLOW",      "REJECT",       "NEEDS_APPROVAL",
+            "STOP",       "PASS_THROUGH", "DENIED_REQUEST",
+            "DENIED_RUN", "ERROR",        "other"};
+  }
+  if (rpc == "ext_proc.Process") {
+    return {"VALID", "INVALID", "PASS_THROUGH", "DENIED", "ERROR", "other"};
+  }
+  return {};
+}
+
 const std::vector<std::string>& ServerMetrics::RpcNames() {
   static const auto* names = new std::vector<std::string>{
-      "CreateSnapshot",     "GetSnapshot",      "ListSnapshots",
-      "DeleteSnapshot",     "OpenRun",          "CloseRun",
-      "ResetRun",           "ValidateToolCall", "ValidateToolCallStream",
-      "ExtractVerdict",     "ValidateToolOutput", "ListApprovals",
-      "DecideApproval",     "AwaitApproval"};
+      "CreateSnapshot", "GetSnapshot", "ListSnapshots", "DeleteSnapshot",
+      "OpenRun", "CloseRun", "ResetRun", "ValidateToolCall",
+      "ValidateToolCallStream", "ExtractVerdict", "ValidateToolOutput",
+      "ListApprovals", "DecideApproval", "AwaitApproval",
+      // Envoy's mesh hook (server/envoy_authz.h, server/envoy_ext_proc.h).
+      "ext_authz.Check", "ext_proc.Process"};
   return *names;
 }
 
@@ -323,8 +332,8 @@ void ServerMetrics::DecidedCall(int slot, const std::string& run_id,
   }
   // The reject that used the run's last attempt opened its breaker; the
   // calls after it are STOP and do not count again.
-  if (!run_id.empty() && response.decision() == v1::DECISION_REJECT &&
-      response.attempt() > 0 && response.attempts_left() == 0) {
+  if (OpensBreaker(!run_id.empty(), response.decision() == v1::DECISION_REJECT,
+                   response.attempt(), response.attempts_left())) {
     breaker_opened_->Increment();
   }
 }
@@ -346,9 +355,25 @@ void ServerMetrics::Decided(const v1::ValidateToolOutputRequest& request,
   name.remove_prefix(name.rfind('_') + 1);  // OUTPUT_VERDICT_VALID -> VALID.
   Decision(slot, name).Increment();
   for (const auto& v : response.violations()) CountViolation(v.code());
-  if (!response.read_only() || request.run_id().empty()) return;
+  if (response.read_only()) NoteReadOnly(request.run_id());
+}
+
+void ServerMetrics::DecidedMesh(int slot, const MeshOutcome& outcome) {
+  if (slot < 0 || slot >= static_cast<int>(decisions_.size()) ||
+      outcome.decision.empty() || decisions_[slot].empty()) {
+    return;
+  }
+  Decision(slot, outcome.decision).Increment();
+  for (const std::string& code : outcome.violations) CountViolation(code);
+  for (const std::string& kind : outcome.repairs) CountRepair(kind);
+  if (outcome.breaker_opened) breaker_opened_->Increment();
+  if (outcome.read_only) NoteReadOnly(outcome.run_id);
+}
+
+void ServerMetrics::NoteReadOnly(const std::string& run_id) {
+  if (run_id.empty()) return;
   absl::MutexLock lock(&mu_);
-  if (read_only_runs_.insert(request.run_id()).second) {
+  if (read_only_runs_.insert(run_id).second) {
     kill_switch_trips_->Increment();
     ForgetEndedRuns();
   }

@@ -4,7 +4,8 @@
 // Everything is read from what each RPC returned (status, decision,
 // violation codes, repairs, loop state) and from the request's size: no
 // decision is made or changed here. Label values come from closed sets only
-// (the RPC names, the decision enums, gRPC status codes, toolgate's
+// (the RPC names, the decision enums and the mesh hook's decision lists
+// of docs/mesh.md "Metrics", gRPC status codes, toolgate's
 // documented violation codes and repair names; anything else is "other"):
 // a tool name or a model string from a request never becomes a label, so a
 // caller cannot grow the number of series.
@@ -42,11 +43,34 @@
 namespace toolgate {
 namespace server {
 
+// What one mesh call (ext_authz.Check, ext_proc.Process) decided, read by
+// the Envoy adapters from the engine's answers (server/envoy_authz.h,
+// server/envoy_ext_proc.h). `decision` is a value of DecisionNames(rpc)
+// (a constant, never request text); empty: the call decided nothing.
+struct MeshOutcome {
+  absl::string_view decision;
+  std::vector<std::string> violations;  // Codes, as the engine returned.
+  std::vector<std::string> repairs;
+  std::string run_id;           // The run the call belonged to, or "".
+  bool breaker_opened = false;  // A call of it opened the run's breaker.
+  bool read_only = false;       // The run's kill switch is on.
+};
+
 class ServerMetrics {
  public:
-  // The RPCs that get labels, in proto order; raw_service_test checks that
-  // every registered RPC is one of them.
+  // The RPCs that get labels: toolgate.v1's in proto order (metrics_test
+  // checks that every registered RPC is one of them), then Envoy's
+  // "ext_authz.Check" and "ext_proc.Process".
   static const std::vector<std::string>& RpcNames();
+  // The `decision` label values of `rpc`, "other" last; empty for RPCs
+  // that decide nothing.
+  static std::vector<std::string> DecisionNames(absl::string_view rpc);
+  // Whether a REJECT answer in a run used its last attempt (the breaker
+  // opened); the STOPs after it do not count again.
+  static bool OpensBreaker(bool in_run, bool reject, int attempt,
+                           int attempts_left) {
+    return in_run && reject && attempt > 0 && attempts_left == 0;
+  }
   // Violation codes and repair names that are label values as they are.
   static bool IsKnownViolationCode(absl::string_view code);
   static bool IsKnownRepair(absl::string_view kind);
@@ -85,6 +109,9 @@ class ServerMetrics {
                const v1::ResetRunResponse& response);
   template <typename Request, typename Response>
   void Decided(const Request&, const Response&) {}
+  // A mesh call's outcome, for RPC `slot` ("ext_authz.Check" or
+  // "ext_proc.Process"). Nothing for an empty decision.
+  void DecidedMesh(int slot, const MeshOutcome& outcome);
 
   // The exposition's families with the gauges refreshed (what a scrape
   // sees).
@@ -100,6 +127,8 @@ class ServerMetrics {
   void CountRepair(absl::string_view kind);
   void DecidedCall(int slot, const std::string& run_id,
                    const v1::ValidateToolCallResponse& response);
+  // Counts a kill-switch trip the first time `run_id` is seen read-only.
+  void NoteReadOnly(const std::string& run_id);
   void ForgetEndedRuns() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Engine* const engine_;
@@ -111,7 +140,7 @@ class ServerMetrics {
   std::vector<prometheus::Histogram*> duration_;
   std::vector<prometheus::Histogram*> input_bytes_;
   std::vector<std::array<prometheus::Counter*, 17>> errors_;  // By code.
-  // Per RPC slot: its decision names (at most 4) and their counters.
+  // Per RPC slot: its decision names (at most 9) and their counters.
   std::vector<std::vector<std::pair<std::string, prometheus::Counter*>>>
       decisions_;
   absl::flat_hash_map<std::string, prometheus::Counter*> violations_;

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "server/raw_service.h"
@@ -237,6 +238,75 @@ TEST(ServerMetricsTest, ErrorsAndHistogramsByRpc) {
   EXPECT_EQ(Value(metrics, "toolgate_rpc_errors_total",
                   {{"rpc", "OpenRun"}, {"code", "OK"}}),
             -1);
+}
+
+// DecidedMesh: each decision of the closed lists counts under its own
+// value; anything else is "other"; an empty decision counts nothing.
+TEST(ServerMetricsTest, MeshOutcomesCountByClosedLabel) {
+  struct Case {
+    std::string rpc;
+    std::string decision;
+    std::string counted_as;  // "" when nothing is counted.
+  };
+  const std::vector<Case> cases = {
+      {"ext_authz.Check", "ALLOW", "ALLOW"},
+      {"ext_authz.Check", "NEEDS_APPROVAL", "NEEDS_APPROVAL"},
+      {"ext_authz.Check", "DENIED_RUN", "DENIED_RUN"},
+      {"ext_authz.Check", "PASS_THROUGH", "PASS_THROUGH"},
+      {"ext_authz.Check", "VALID", "other"},  // Process's value, not Check's.
+      {"ext_authz.Check", "", ""},
+      {"ext_proc.Process", "INVALID", "INVALID"},
+      {"ext_proc.Process", "DENIED", "DENIED"},
+      {"ext_proc.Process", "ALLOW", "other"},
+      {"ext_proc.Process", "", ""},
+  };
+  for (const Case& c : cases) {
+    ServerMetrics metrics(nullptr);
+    MeshOutcome outcome;
+    outcome.decision = c.decision;
+    metrics.DecidedMesh(ServerMetrics::RpcSlot(c.rpc), outcome);
+    double total = 0;
+    for (const std::string& d : ServerMetrics::DecisionNames(c.rpc)) {
+      const double v = Value(metrics, "toolgate_decisions_total",
+                             {{"rpc", c.rpc}, {"decision", d}});
+      EXPECT_GE(v, 0) << c.rpc << " " << d << " missing";
+      EXPECT_EQ(v, d == c.counted_as ? 1 : 0) << c.rpc << " " << c.decision;
+      total += v;
+    }
+    EXPECT_EQ(total, c.counted_as.empty() ? 0 : 1) << c.rpc << c.decision;
+  }
+}
+
+TEST(ServerMetricsTest, MeshRunsTripBreakerAndKillSwitchOnce) {
+  ServerMetrics metrics(nullptr);
+  MeshOutcome check;
+  check.decision = "REJECT";
+  check.run_id = "run_1";
+  check.breaker_opened = true;
+  check.violations = {"unknown_tool", "not_a_documented_code"};
+  metrics.DecidedMesh(ServerMetrics::RpcSlot("ext_authz.Check"), check);
+  MeshOutcome answer;
+  answer.decision = "INVALID";
+  answer.run_id = "run_1";
+  answer.read_only = true;
+  answer.violations = {"mcp_is_error"};
+  const int process = ServerMetrics::RpcSlot("ext_proc.Process");
+  metrics.DecidedMesh(process, answer);
+  metrics.DecidedMesh(process, answer);  // Still read-only: not again.
+  EXPECT_EQ(Value(metrics, "toolgate_breaker_opened_total"), 1);
+  EXPECT_EQ(Value(metrics, "toolgate_kill_switch_trips_total"), 1);
+  EXPECT_EQ(
+      Value(metrics, "toolgate_violations_total", {{"code", "unknown_tool"}}),
+      1);
+  EXPECT_EQ(Value(metrics, "toolgate_violations_total", {{"code", "other"}}),
+            1);
+  EXPECT_EQ(
+      Value(metrics, "toolgate_violations_total", {{"code", "mcp_is_error"}}),
+      2);
+  // A read-only answer outside a run trips nothing.
+  answer.run_id.clear();
+  metrics.DecidedMesh(process, answer);
+  EXPECT_EQ(Value(metrics, "toolgate_kill_switch_trips_total"), 1);
 }
 
 TEST(ServerMetricsTest, ServeRefusesAnAddressItCannotBind) {
