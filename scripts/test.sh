@@ -86,6 +86,10 @@ if [ -z "${TOOLGATE_QUICK:-}" ]; then
   script_stage "fuzz smoke (each target ${FUZZ_SECONDS:-30}s)" \
     tests/fuzz/ci_smoke.sh
   script_stage "soak smoke (20k calls)" bench/soak/run_soak.sh 20000
+  # One short round of the latency-ratio script (no timing asserted): it
+  # must build, serve every mix without an error and print its table.
+  script_stage "ratio rounds smoke" env ROUNDS=1 DURATION=1 BAZEL_FLAGS= \
+    MIXES="authz allow text verdict" bench/load/authz_ratio.sh
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,20 +1,26 @@
 #!/bin/bash
-# Envoy ext_authz Check latency against grpc.health.v1.Health/Check (and
-# native ValidateToolCall) on the same server, for a shared machine: the
-# mixes are interleaved in ROUNDS short rounds (health, authz, allow, each
-# DURATION seconds, at CONCURRENCY) so that the load other processes put
-# on the machine hits all of them alike, and each round's p50 and p99 are
-# divided by that round's health figures. Prints every run and the median
-# ratio over the rounds (bench/README.md, "Envoy ext_authz").
+# Latency ratios to grpc.health.v1.Health/Check on the same server, for a
+# machine whose speed drifts: the mixes are interleaved in ROUNDS short
+# rounds (health, then each of MIXES, each DURATION seconds, at
+# CONCURRENCY) so that whatever else the machine does hits all of them
+# alike, and each round's p50 and p99 are divided by that round's health
+# figures. Prints every run and the median ratio over the rounds
+# (bench/README.md, "Envoy ext_authz" and "Issue 10, second pass").
 #
-#   bench/load/authz_ratio.sh
+#   bench/load/authz_ratio.sh                      # ext_authz Check, ALLOW
 #   ROUNDS=9 DURATION=5 CONCURRENCY=1 MODE=run bench/load/authz_ratio.sh
+#   MIXES="allow text verdict" bench/load/authz_ratio.sh   # issue 10's mixes
+#
+# BAZEL_FLAGS (default "-c opt") builds the server and the load generator;
+# the CI smoke passes "" (the suite's build) with ROUNDS=1 DURATION=1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS="${ROUNDS:-7}"
 DURATION="${DURATION:-5}"
 CONCURRENCY="${CONCURRENCY:-1}"
 MODE="${MODE:-stateless}"
+MIXES="${MIXES:-authz allow}"
+BAZEL_FLAGS="${BAZEL_FLAGS--c opt}"
 WORK="$(mktemp -d)"
 SERVER_PID=""
 cleanup() {
@@ -24,8 +30,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-bazel build -c opt //server:toolgate //bench/load:loadgen >&2
-BIN="$(bazel info -c opt bazel-bin 2>/dev/null)"
+# shellcheck disable=SC2086  # BAZEL_FLAGS is a list of flags.
+bazel build $BAZEL_FLAGS //server:toolgate //bench/load:loadgen >&2
+# shellcheck disable=SC2086
+BIN="$(bazel info $BAZEL_FLAGS bazel-bin 2>/dev/null)"
 cp "$BIN/server/toolgate" "$BIN/bench/load/loadgen" "$WORK/"
 ("$WORK/toolgate" --listen=127.0.0.1:0 --port_file="$WORK/port" \
   2>"$WORK/server.log") &
@@ -37,11 +45,11 @@ done
 ADDR="127.0.0.1:$(cat "$WORK/port")"
 echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) commit=$(git rev-parse --short HEAD)" \
   "load=\"$(cut -d' ' -f1-3 /proc/loadavg)\" mode=$MODE" \
-  "concurrency=$CONCURRENCY rounds=$ROUNDS x ${DURATION}s" >&2
+  "concurrency=$CONCURRENCY rounds=$ROUNDS x ${DURATION}s mixes=\"health $MIXES\"" >&2
 "$WORK/loadgen" --addr="$ADDR" --mix=mixed --concurrency=2 \
   --duration_seconds=3 >/dev/null
 for round in $(seq "$ROUNDS"); do
-  for mix in health authz allow; do
+  for mix in health $MIXES; do
     "$WORK/loadgen" --addr="$ADDR" --mode="$MODE" --mix="$mix" \
       --concurrency="$CONCURRENCY" --duration_seconds="$DURATION" \
       --label="round $round" | tail -n 1 >>"$WORK/runs.jsonl"
