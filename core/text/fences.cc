@@ -168,16 +168,19 @@ bool IsFenceLikeLine(absl::string_view text, size_t line_begin) {
   return rest == "```" || rest == "~~~";
 }
 
+// From the end backwards: the answer is usually among an envelope's last
+// lines, and a forward pass over the whole text was 8% of ExtractVerdict.
 size_t LastFenceLikeLine(absl::string_view text) {
-  size_t last = absl::string_view::npos;
-  for (size_t line = 0; line < text.size();) {
-    const size_t end = LineEnd(text, line);
-    const absl::string_view rest = text.substr(line, end - line);
+  size_t end = text.size();  // End of the current line, before its ending.
+  while (true) {
+    const size_t start = LineStart(text, end);
+    const absl::string_view rest = text.substr(start, end - start);
     const absl::string_view marker = rest.substr(SkipContainerMarkers(rest), 3);
-    if (marker == "```" || marker == "~~~") last = line;
-    line = SkipLineEnding(text, end);
+    if (marker == "```" || marker == "~~~") return start;
+    if (start == 0) return absl::string_view::npos;
+    end = start - 1;  // The previous line's ending: "\r\n" is one.
+    if (end > 0 && text[end] == '\n' && text[end - 1] == '\r') --end;
   }
-  return last;
 }
 
 }  // namespace text

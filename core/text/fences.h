@@ -76,7 +76,8 @@ bool EndsWithPartialFenceOpener(absl::string_view text);
 // sits in.
 bool IsFenceLikeLine(absl::string_view text, size_t line_begin);
 
-// Start of the last fence-like line of `text`, npos when none. Linear.
+// Start of the last fence-like line of `text`, npos when none. Reads from
+// the end, so it costs the lines after that one.
 size_t LastFenceLikeLine(absl::string_view text);
 
 }  // namespace text

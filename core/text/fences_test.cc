@@ -1,8 +1,11 @@
 #include "core/text/fences.h"
 
+#include <random>
 #include <string>
 #include <vector>
 
+#include "absl/strings/escaping.h"
+#include "core/text/lines.h"
 #include "gtest/gtest.h"
 
 namespace toolgate {
@@ -130,6 +133,34 @@ TEST(Fences, LastFenceLikeLineSeesEveryLineEnding) {
   EXPECT_EQ(LastFenceLikeLine("```\n1\n```\rok\r```python"), 13u);
   EXPECT_EQ(LastFenceLikeLine("a\r\n> ```\r\n"), 3u);
   EXPECT_EQ(LastFenceLikeLine("no fence here"), absl::string_view::npos);
+  EXPECT_EQ(LastFenceLikeLine(""), absl::string_view::npos);
+  EXPECT_EQ(LastFenceLikeLine("```"), 0u);
+  EXPECT_EQ(LastFenceLikeLine("```\n"), 0u);
+  EXPECT_EQ(LastFenceLikeLine("\n\r~~~"), 2u);
+}
+
+// The forward definition LastFenceLikeLine must agree with: every line in
+// order, the last fence-like one wins.
+size_t LastFenceLikeLineForward(absl::string_view text) {
+  size_t last = absl::string_view::npos;
+  for (size_t line = 0; line < text.size();) {
+    if (IsFenceLikeLine(text, line)) last = line;
+    line = SkipLineEnding(text, LineEnd(text, line));
+  }
+  return last;
+}
+
+TEST(Fences, LastFenceLikeLineMatchesTheForwardScan) {
+  // Short random texts over the characters that matter: fence runs,
+  // container markers, spaces and every line ending.
+  constexpr absl::string_view kAlphabet = "`~> \t-*+1.)a\n\r";
+  std::mt19937 rng(20261127);
+  for (int i = 0; i < 20000; ++i) {
+    std::string text(rng() % 24, ' ');
+    for (char& c : text) c = kAlphabet[rng() % kAlphabet.size()];
+    ASSERT_EQ(LastFenceLikeLine(text), LastFenceLikeLineForward(text))
+        << absl::CEscape(text);
+  }
 }
 
 }  // namespace
