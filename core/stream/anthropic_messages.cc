@@ -48,9 +48,7 @@ class AnthropicAssembler final : public Assembler {
       return Fail(kMalformedStream, "an event after message_stop");
     if (*type == "ping") return;
     if (*type == "error") {
-      return Fail(kStreamError,
-                  absl::StrCat("the provider sent an error: ",
-                               Describe(event.value("error", Json()))));
+      return Fail(kStreamError, ProviderError(event.value("error", Json())));
     }
     if (*type == "message_start") return Start(event);
     if (!started_) {

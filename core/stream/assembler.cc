@@ -211,6 +211,22 @@ std::string Describe(const Json& error) {
   return TruncatedJson(error, 200);
 }
 
+std::string ProviderError(const Json& error) {
+  return absl::StrCat("the provider sent an error: ", Describe(error));
+}
+
+std::optional<std::pair<absl::string_view, std::string>> ChunkFailure(
+    const Json& event) {
+  if (!event.is_object()) {
+    return std::make_pair(kMalformedStream,
+                          std::string("a chunk must be a JSON object"));
+  }
+  if (auto error = event.find("error"); error != event.end()) {
+    return std::make_pair(kStreamError, ProviderError(*error));
+  }
+  return std::nullopt;
+}
+
 }  // namespace internal
 }  // namespace stream
 }  // namespace toolgate

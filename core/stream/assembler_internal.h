@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/json/strict_json.h"
@@ -42,8 +44,16 @@ Got GetArray(const Json& object, const char* key, const Json** out);
 // A non-negative integer member.
 Got GetIndex(const Json& object, const char* key, size_t* out);
 
-// A provider error object, bounded, for a message.
+// A provider error object, bounded, for a message: its message when it has
+// one.
 std::string Describe(const Json& error);
+// "the provider sent an error: " and Describe(error).
+std::string ProviderError(const Json& error);
+
+// Why an OpenAI chat or Gemini chunk fails before its content is read (not
+// an object, or an "error" member): {code, message}; nullopt when neither.
+std::optional<std::pair<absl::string_view, std::string>> ChunkFailure(
+    const Json& event);
 
 std::unique_ptr<Assembler> NewOpenAIChat(const Limits& limits);
 std::unique_ptr<Assembler> NewOpenAIResponses(const Limits& limits);

@@ -25,12 +25,8 @@ class GeminiAssembler final : public Assembler {
 
  private:
   void OnEvent(const Json& event) override {
-    if (!event.is_object()) {
-      return Fail(kMalformedStream, "a chunk must be a JSON object");
-    }
-    if (auto error = event.find("error"); error != event.end()) {
-      return Fail(kStreamError, absl::StrCat("the provider sent an error: ",
-                                             Describe(*error)));
+    if (auto failure = ChunkFailure(event)) {
+      return Fail(failure->first, failure->second);
     }
     for (const char* foreign : {"type", "object", "choices"}) {
       if (event.contains(foreign)) {

@@ -27,12 +27,8 @@ class OpenAIChatAssembler final : public Assembler {
 
  private:
   void OnEvent(const Json& event) override {
-    if (!event.is_object()) {
-      return Fail(kMalformedStream, "a chunk must be a JSON object");
-    }
-    if (auto error = event.find("error"); error != event.end()) {
-      return Fail(kStreamError, absl::StrCat("the provider sent an error: ",
-                                             Describe(*error)));
+    if (auto failure = ChunkFailure(event)) {
+      return Fail(failure->first, failure->second);
     }
     const std::string* object = nullptr;
     if (GetString(event, "object", &object) == Got::kWrong ||

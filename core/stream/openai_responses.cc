@@ -62,8 +62,7 @@ class OpenAIResponsesAssembler final : public Assembler {
       return Fail(kMalformedStream, "an event after response.completed");
     }
     if (*type == "error") {
-      return Fail(kStreamError, absl::StrCat("the provider sent an error: ",
-                                             Describe(event)));
+      return Fail(kStreamError, ProviderError(event));
     }
     if (*type == "response.failed") {
       const Json* response = nullptr;
