@@ -56,6 +56,20 @@ function text(value: unknown): string {
   return JSON.stringify(toPlain(value));
 }
 
+/** The callback of an RPC: an error (a deadline included) rejects with a
+ * DenyError, never resolves. */
+function settle(method: string, resolve: (r: any) => void,
+  reject: (e: DenyError) => void) {
+  return (err: grpc.ServiceError | null, response: any) => {
+    if (err) {
+      const code = grpc.status[err.code] ?? "UNKNOWN";
+      reject(new DenyError(String(code), `${method}: ${err.details}`));
+    } else {
+      resolve(response);
+    }
+  };
+}
+
 export class Gate {
   readonly timeoutMs: number;
   private readonly client: grpc.Client & Record<string, Function>;
@@ -78,14 +92,7 @@ export class Gate {
     return new Promise((resolve, reject) => {
       this.client[method](request, metadata,
         { deadline: new Date(Date.now() + timeoutMs) },
-        (err: grpc.ServiceError | null, response: any) => {
-          if (err) {
-            const code = grpc.status[err.code] ?? "UNKNOWN";
-            reject(new DenyError(String(code), `${method}: ${err.details}`));
-          } else {
-            resolve(response);
-          }
-        });
+        settle(method, resolve, reject));
     });
   }
 
@@ -96,14 +103,7 @@ export class Gate {
     return new Promise((resolve, reject) => {
       const call = this.client[method](new grpc.Metadata(),
         { deadline: new Date(Date.now() + timeoutMs) },
-        (err: grpc.ServiceError | null, response: any) => {
-          if (err) {
-            const code = grpc.status[err.code] ?? "UNKNOWN";
-            reject(new DenyError(String(code), `${method}: ${err.details}`));
-          } else {
-            resolve(response);
-          }
-        });
+        settle(method, resolve, reject));
       (async () => {
         for await (const m of messages) {
           if (!call.write(m)) await new Promise((r) => call.once("drain", r));

@@ -72,33 +72,54 @@ def _header(scope, fmt: Optional[str], first: Optional[str], repair: str,
     request = pb.ToolCallStreamRequest(
         repair=_types.repair_policy(repair), approval_id=approval_id,
         stream_format=format_number(fmt) if fmt else 0)
-    if scope.run_id:
-        request.run_id = scope.run_id
-        request.run_token = scope.run_token
-    else:
-        request.snapshot_id = scope.snapshot_id
+    scope.fill(request)
     return request
+
+
+class _Batches:
+    """The request stream's messages: the first names the run, the format
+    and the policy; every message carries up to BATCH events."""
+
+    def __init__(self, scope, fmt: Optional[str], repair: str,
+                 approval_id: str):
+        if fmt is not None:
+            format_number(fmt)  # a misspelt format fails before any send
+        self._args = (scope, fmt, repair, approval_id)
+        self._batch, self._header = [], None
+
+    def add(self, event: Any):
+        """The message `event` completes, else None."""
+        self._batch.append(event_text(event))
+        if self._header is None:
+            scope, fmt, repair, approval_id = self._args
+            self._header = _header(scope, fmt, self._batch[0], repair,
+                                   approval_id)
+        if len(self._batch) < BATCH:
+            return None
+        self._header.events.extend(self._batch)
+        full, self._header, self._batch = (
+            self._header, pb.ToolCallStreamRequest(), [])
+        return full
+
+    def last(self):
+        """The final message (the header alone when there was no event at
+        all: the sidecar says so)."""
+        if self._header is None:
+            scope, fmt, repair, approval_id = self._args
+            self._header = _header(scope, fmt, None, repair, approval_id)
+        self._header.events.extend(self._batch)
+        return self._header
 
 
 def requests(scope, events: Iterable[Any], fmt: Optional[str], repair: str,
              approval_id: str) -> Iterator[Any]:
-    """The request stream: the first message names the run, the format and
-    the policy; every message carries up to BATCH events."""
-    if fmt is not None:
-        format_number(fmt)  # a misspelt format fails before anything is sent
-    batch, header = [], None
+    """The request stream of `events` (see _Batches)."""
+    batches = _Batches(scope, fmt, repair, approval_id)
     for event in events:
-        batch.append(event_text(event))
-        if header is None:
-            header = _header(scope, fmt, batch[0], repair, approval_id)
-        if len(batch) == BATCH:
-            header.events.extend(batch)
-            yield header
-            header, batch = pb.ToolCallStreamRequest(), []
-    if header is None:  # no event at all: the sidecar says so
-        header = _header(scope, fmt, None, repair, approval_id)
-    header.events.extend(batch)
-    yield header
+        full = batches.add(event)
+        if full is not None:
+            yield full
+    yield batches.last()
 
 
 async def async_requests(scope, events: Any, fmt: Optional[str], repair: str,
@@ -108,18 +129,9 @@ async def async_requests(scope, events: Any, fmt: Optional[str], repair: str,
         for request in requests(scope, events, fmt, repair, approval_id):
             yield request
         return
-    if fmt is not None:
-        format_number(fmt)
-    batch, header = [], None
+    batches = _Batches(scope, fmt, repair, approval_id)
     async for event in events:
-        batch.append(event_text(event))
-        if header is None:
-            header = _header(scope, fmt, batch[0], repair, approval_id)
-        if len(batch) == BATCH:
-            header.events.extend(batch)
-            yield header
-            header, batch = pb.ToolCallStreamRequest(), []
-    if header is None:
-        header = _header(scope, fmt, None, repair, approval_id)
-    header.events.extend(batch)
-    yield header
+        full = batches.add(event)
+        if full is not None:
+            yield full
+    yield batches.last()
