@@ -1,6 +1,7 @@
 """Runs agent_loop.py against a real sidecar and checks the decisions, in
 order. TOOLGATE_SERVER and TOOLGATE_CTL name the binaries (default: the
 Bazel build); PYTHONPATH must hold the installed toolgate package."""
+import contextlib
 import json
 import os
 import subprocess
@@ -34,7 +35,9 @@ EXPECTED = [
 ]
 
 
-def test_agent_loop_decision_sequence():
+@contextlib.contextmanager
+def running_server():
+    """A toolgate server on a free port for one test; yields its target."""
     tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
     port_file = os.path.join(tmp, "port")
     server = subprocess.Popen([SERVER, "--listen=127.0.0.1:0",
@@ -44,38 +47,29 @@ def test_agent_loop_decision_sequence():
             if os.path.exists(port_file) and open(port_file).read().strip():
                 break
             time.sleep(0.05)
-        target = "127.0.0.1:" + open(port_file).read().strip()
+        yield "127.0.0.1:" + open(port_file).read().strip()
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_agent_loop_decision_sequence():
+    with running_server() as target:
         out = subprocess.run(
             [sys.executable, os.path.join(HERE, "agent_loop.py"),
              "--target", target, "--toolgatectl", CTL],
             capture_output=True, text=True, timeout=120)
-        assert out.returncode == 0, out.stderr
-        steps = [json.loads(line) for line in out.stdout.splitlines()]
-        assert [(s["run"], s["step"], s["value"]) for s in steps] == \
-            EXPECTED, out.stderr
-    finally:
-        server.terminate()
-        server.wait(10)
+    assert out.returncode == 0, out.stderr
+    steps = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [(s["run"], s["step"], s["value"]) for s in steps] == \
+        EXPECTED, out.stderr
 
 
 def test_quickstart_prints_the_allowed_call():
-    tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
-    port_file = os.path.join(tmp, "port")
-    server = subprocess.Popen([SERVER, "--listen=127.0.0.1:0",
-                               "--port_file=" + port_file])
-    try:
-        for _ in range(300):
-            if os.path.exists(port_file) and open(port_file).read().strip():
-                break
-            time.sleep(0.05)
-        env = dict(os.environ,
-                   TOOLGATE_ADDR="127.0.0.1:" + open(port_file).read().strip())
+    with running_server() as target:
         out = subprocess.run([sys.executable,
                               os.path.join(HERE, "quickstart.py")],
                              capture_output=True, text=True, timeout=60,
-                             env=env)
-        assert out.returncode == 0, out.stderr
-        assert out.stdout == "run update_ticket {'priority': 'high'}\n"
-    finally:
-        server.terminate()
-        server.wait(10)
+                             env=dict(os.environ, TOOLGATE_ADDR=target))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "run update_ticket {'priority': 'high'}\n"
