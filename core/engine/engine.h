@@ -34,13 +34,13 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "core/approval/approval_store.h"
-#include "core/engine/schema_cache.h"
 #include "core/gate/gate.h"
 #include "core/output/output.h"
 #include "core/pipeline/api.h"
 #include "core/pipeline/audit_trail.h"
 #include "core/pipeline/services.h"
 #include "core/run/run_registry.h"
+#include "core/snapshot/schema_pool.h"
 #include "core/snapshot/snapshot.h"
 #include "core/util/cancel.h"
 #include "core/verdict/verdict.h"
@@ -116,7 +116,7 @@ class Engine {
                                               const CancelToken& cancel);
 
   const EngineOptions& options() const { return options_; }
-  const SchemaCache& result_schema_cache() const { return result_schemas_; }
+  const SchemaPool& result_schema_cache() const { return result_schemas_; }
   // For the server's gauges (toolgate_snapshots, toolgate_open_runs).
   size_t snapshot_count() const { return snapshots_.size(); }
   size_t open_run_count() const { return runs_.size(); }
@@ -133,7 +133,9 @@ class Engine {
   const AuditTrail audit_;
   SnapshotStore snapshots_;
   RunRegistry runs_;
-  SchemaCache result_schemas_;
+  // Compiled inline result schemas, reused across ExtractVerdict calls
+  // (--result_schema_cache_bytes); keyed by their text.
+  SchemaPool result_schemas_;
   ApprovalStore approvals_;
   // What the handlers see of the above; declared last, built from them.
   const Services services_;

@@ -12,7 +12,7 @@ namespace {
 // Inline result schemas compile once and are reused while they fit the
 // cache's byte budget.
 absl::StatusOr<std::shared_ptr<const schema::Schema>> ResultSchema(
-    SchemaCache& cache, absl::string_view json) {
+    SchemaPool& cache, absl::string_view json) {
   if (json.empty()) return verdict::DefaultResultSchema();
   if (auto cached = cache.Find(json)) return cached;
   auto compiled = verdict::CompileResultSchema(json);
@@ -48,7 +48,7 @@ AuditRecord VerdictAudit(const VerdictResponse& response) {
 }  // namespace
 
 absl::StatusOr<VerdictResponse> HandleExtractVerdict(
-    const Services& services, SchemaCache& result_schemas,
+    const Services& services, SchemaPool& result_schemas,
     const VerdictRequest& request) {
   const AuditClock::time_point started = AuditClock::now();
   absl::StatusOr<Target> target = OptionalTarget(services, request);

@@ -8,19 +8,19 @@
 // INVALID_ARGUMENT (the caller's bug); every envelope problem is a
 // CONTRACT_STOP value, never a PASS.
 //
-// Thread-safety: as Services and SchemaCache.
+// Thread-safety: as Services and SchemaPool.
 #ifndef TOOLGATE_CORE_ENGINE_EXTRACT_VERDICT_H_
 #define TOOLGATE_CORE_ENGINE_EXTRACT_VERDICT_H_
 
 #include "absl/status/statusor.h"
-#include "core/engine/schema_cache.h"
 #include "core/pipeline/api.h"
 #include "core/pipeline/services.h"
+#include "core/snapshot/schema_pool.h"
 
 namespace toolgate {
 
 absl::StatusOr<VerdictResponse> HandleExtractVerdict(
-    const Services& services, SchemaCache& result_schemas,
+    const Services& services, SchemaPool& result_schemas,
     const VerdictRequest& request);
 
 }  // namespace toolgate

@@ -1,4 +1,9 @@
-// A process-wide, byte-bounded pool of tool schemas compiled on use.
+// A byte-bounded, least-recently-used pool of compiled schemas. Two are in
+// use: the process-wide pool of tool schemas compiled on use (Global(),
+// below), and each Engine's inline ExtractVerdict result schemas, keyed by
+// their text (--result_schema_cache_bytes). Bounded by bytes, not entries:
+// schemas of equal text size can compile to programs thousands of times
+// apart, so a cap on entries bounds nothing.
 //
 // A snapshot keeps only as many compiled programs resident as its memory
 // budget allows (Snapshot::Compile); a tool past it is compiled again when
