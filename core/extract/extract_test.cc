@@ -173,6 +173,16 @@ INSTANTIATE_TEST_SUITE_P(
                   "<think>\nThe user wants weather.\n</think>\n```json\n" +
                       kWeather + "\n```",
                   {{"get_weather", kWeatherArgs, "fenced_block"}}, 1},
+        // Plain runs are passed at once: what follows them on the same
+        // line, and the next line's start, are still read.
+        FoundCase{"react_after_plain_lines_and_inline_think",
+                  "Plain words.\r\nMore words <think>" + kRm +
+                      "</think> after\rAction: get_weather\r\n"
+                      "Action Input: {\"city\": \"Paris\"}",
+                  {{"get_weather", kWeatherArgs, "react"}}, 1},
+        FoundCase{"fence_after_a_plain_line_ending_in_cr",
+                  "words words\r```json\n" + kWeather + "\n```",
+                  {{"get_weather", kWeatherArgs, "fenced_block"}}, 1},
         FoundCase{"prose_and_quote_after_the_call",
                   "```json\n" + kWeather + "\n```\n> Waiting for it.\n- ok\n",
                   {{"get_weather", kWeatherArgs, "fenced_block"}}, 1}),

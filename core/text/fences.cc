@@ -134,6 +134,11 @@ std::optional<Fence> MatchFenceAt(absl::string_view text, size_t line_begin) {
 }
 
 bool IsFenceOpenerLine(absl::string_view text, size_t line_begin) {
+  // Most lines are rejected by their first bytes, before the line end is
+  // searched for.
+  size_t i = line_begin;
+  while (i < text.size() && i - line_begin < 4 && text[i] == ' ') ++i;
+  if (i >= text.size() || (text[i] != '`' && text[i] != '~')) return false;
   Fence unused;
   return ParseOpener(LineAt(text, line_begin).text, &unused);
 }
