@@ -39,23 +39,24 @@ void Parser::FindFirstNonspace() {
     return;
   }
   fresh_ = true;
-  int to_tab = kTabStop - (column_ % kTabStop);
-  first_nonspace_ = offset_;
-  first_nonspace_column_ = column_;
-  while (first_nonspace_ < line_.size()) {
-    const char c = line_[first_nonspace_];
-    if (c == ' ') {
-      ++first_nonspace_;
-      ++first_nonspace_column_;
-      if (--to_tab == 0) to_tab = kTabStop;
-    } else if (c == '\t') {
-      ++first_nonspace_;
-      first_nonspace_column_ += to_tab;
-      to_tab = kTabStop;
+  size_t p = offset_;
+  int column = column_;
+  // Runs of spaces are counted at once: reasoning, blanked to spaces
+  // (core/extract), makes lines of hundreds.
+  while (p < line_.size()) {
+    if (line_[p] == ' ') {
+      const size_t run = p;
+      while (p < line_.size() && line_[p] == ' ') ++p;
+      column += static_cast<int>(p - run);
+    } else if (line_[p] == '\t') {
+      column += kTabStop - (column % kTabStop);
+      ++p;
     } else {
       break;
     }
   }
+  first_nonspace_ = p;
+  first_nonspace_column_ = column;
   indent_ = first_nonspace_column_ - column_;
   blank_ = first_nonspace_ >= line_.size();
 }

@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <array>
+#include <cstdint>
 
 #include "core/text/commonmark_lines.h"
 #include "core/text/commonmark_parser.h"
@@ -6,6 +8,20 @@
 namespace toolgate {
 namespace text {
 namespace internal {
+namespace {
+
+// The characters a block quote, heading, fence, HTML block, setext
+// underline, thematic break or list item can start with.
+constexpr std::array<bool, 256> MayOpenBlockTable() {
+  std::array<bool, 256> t{};
+  for (char c : absl::string_view(">#`~<=-_*+0123456789")) {
+    t[static_cast<uint8_t>(c)] = true;
+  }
+  return t;
+}
+constexpr std::array<bool, 256> kMayOpenBlock = MayOpenBlockTable();
+
+}  // namespace
 
 void Parser::OpenNewBlocks(size_t* container, bool all_matched) {
   bool maybe_lazy = chain_.back().kind == Kind::kParagraph;
@@ -15,6 +31,8 @@ void Parser::OpenNewBlocks(size_t* container, bool all_matched) {
     FindFirstNonspace();
     const bool indented = indent_ >= kCodeIndent;
     const size_t at = first_nonspace_;
+    // Most lines are prose: no block can start with their first character.
+    if (!indented && !kMayOpenBlock[static_cast<uint8_t>(Peek(at))]) break;
     size_t fence = 0;
     int html = 0;
     if (!indented && Peek(at) == '>') {
