@@ -2,6 +2,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "core/gate/calls.h"
 #include "core/gate/unchecked_calls.h"
 
@@ -15,9 +16,10 @@ ReadError Error(absl::string_view code, std::string pointer,
   return ReadError{std::string(code), std::move(pointer), std::move(message)};
 }
 
-// A string member, or an error naming where it should have been.
+// A string member, or an error naming where it should have been. `out`
+// points into `obj`.
 bool StringField(const Json& obj, const char* key, const std::string& where,
-                 bool required, std::string* out, ReadError* err) {
+                 bool required, absl::string_view* out, ReadError* err) {
   auto it = obj.find(key);
   if (it == obj.end()) {
     if (required) {
@@ -31,25 +33,35 @@ bool StringField(const Json& obj, const char* key, const std::string& where,
                  absl::StrCat("\"", key, "\" must be a string"));
     return false;
   }
-  *out = it->get<std::string>();
+  *out = it->get_ref<const std::string&>();
   return true;
 }
 
-void SetArguments(const Json& value, const std::string& where, RawCall* call) {
+bool StringField(const Json& obj, const char* key, const std::string& where,
+                 bool required, std::string* out, ReadError* err) {
+  absl::string_view value;
+  if (!StringField(obj, key, where, required, &value, err)) return false;
+  out->assign(value.data(), value.size());
+  return true;
+}
+
+// Takes the arguments out of the parsed document: a copy of the tree was a
+// tenth of a native call's work.
+void SetArguments(Json&& value, const std::string& where, RawCall* call) {
   if (!value.is_object()) {
     call->error = Error("arguments_not_object", where,
                         absl::StrCat("arguments must be a JSON object, got ",
                                      JsonTypeName(value)));
     return;
   }
-  call->arguments = value;
+  call->arguments = std::move(value);
 }
 
 RawCall ReadOpenAICall(const Json& tc, const std::string& where,
                        const JsonLimits& limits) {
   RawCall call;
   call.source = "openai_tool_calls";
-  std::string type;
+  absl::string_view type;
   const Json* fn = nullptr;
   if (!tc.is_object()) {
     call.error =
@@ -68,7 +80,7 @@ RawCall ReadOpenAICall(const Json& tc, const std::string& where,
   }
   if (fn == nullptr) return call;
   const std::string fwhere = where + "/function";
-  std::string text;
+  absl::string_view text;
   if (!StringField(*fn, "name", fwhere, true, &call.name, &call.error) ||
       !StringField(*fn, "arguments", fwhere, true, &text, &call.error)) {
     return call;
@@ -82,7 +94,7 @@ RawCall ReadOpenAICall(const Json& tc, const std::string& where,
                                     args.status().message()));
     return call;
   }
-  SetArguments(*args, "", &call);
+  SetArguments(*std::move(args), "", &call);
   return call;
 }
 
@@ -101,10 +113,10 @@ RawCalls ReadOpenAI(const Json& tool_calls, const std::string& where,
   return out;
 }
 
-RawCalls ReadAnthropic(const Json& content) {
+RawCalls ReadAnthropic(Json& content) {
   RawCalls out;
   for (size_t i = 0; i < content.size(); ++i) {
-    const Json& block = content[i];
+    Json& block = content[i];
     if (!block.is_object()) continue;
     auto type = block.find("type");
     if (type == block.end() || !type->is_string()) {
@@ -129,7 +141,7 @@ RawCalls ReadAnthropic(const Json& content) {
       if (input == block.end()) {
         call.error = Error("missing_arguments", where, "tool_use has no input");
       } else {
-        SetArguments(*input, "", &call);
+        SetArguments(std::move(*input), "", &call);
       }
     }
     out.calls.push_back(std::move(call));
@@ -137,7 +149,7 @@ RawCalls ReadAnthropic(const Json& content) {
   return out;
 }
 
-RawCalls ReadMcp(const Json& params) {
+RawCalls ReadMcp(Json& params) {
   RawCalls out;
   RawCall call;
   call.source = "mcp_call";
@@ -147,7 +159,7 @@ RawCalls ReadMcp(const Json& params) {
       call.error = Error("missing_arguments", "",
                          "tools/call params carry no arguments object");
     } else {
-      SetArguments(*args, "", &call);
+      SetArguments(std::move(*args), "", &call);
     }
   }
   out.calls.push_back(std::move(call));
