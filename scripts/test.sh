@@ -49,11 +49,12 @@ bazel_suite() {
   # Its own links (bazel-bin, ...) stay those of the plain build.
   [ -n "$base" ] && startup=("--output_base=$base") && set -- "$@" --symlink_prefix=/
   echo "=== $name" >&2
+  local started=$SECONDS
   bazel "${startup[@]}" test "$@" "${env_flags[@]}" -- $targets
   local testlogs summary
   testlogs=$(bazel "${startup[@]}" info "$@" bazel-testlogs 2>/dev/null)
   summary=$(/usr/bin/python3 scripts/summarize_tests.py "$testlogs" $targets)
-  echo "$name: $summary" >&2
+  echo "$name: $summary ($((SECONDS - started)) s)" >&2
   add_counts "$summary"
 }
 
@@ -62,10 +63,12 @@ script_stage() {
   local name=$1
   shift
   echo "=== $name" >&2
+  local started=$SECONDS
   if "$@"; then
     passed=$((passed + 1))
+    echo "$name: passed ($((SECONDS - started)) s)" >&2
   else
-    echo "$name: FAILED" >&2
+    echo "$name: FAILED ($((SECONDS - started)) s)" >&2
     failed=$((failed + 1))
   fi
 }
@@ -74,8 +77,9 @@ bazel_suite "suite" "" "//..."
 # Node client, Node agent loop, Go example: outside Bazel (npm ci needs the
 # npm registry); they use the server the suite just built.
 echo "=== clients (node, go)" >&2
+started=$SECONDS
 clients=$(scripts/clients_test.sh)
-echo "clients: $clients" >&2
+echo "clients: $clients ($((SECONDS - started)) s)" >&2
 add_counts "$clients"
 if [ -z "${TOOLGATE_QUICK:-}" ]; then
   cache="$HOME/.cache"
@@ -91,5 +95,6 @@ if [ -z "${TOOLGATE_QUICK:-}" ]; then
   script_stage "ratio rounds smoke" env ROUNDS=1 DURATION=1 BAZEL_FLAGS= \
     MIXES="authz allow text verdict" bench/load/authz_ratio.sh
 fi
+echo "total time: $SECONDS s" >&2
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
