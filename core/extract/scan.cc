@@ -1,9 +1,6 @@
 #include "core/extract/scan.h"
 
 #include <algorithm>
-#include <array>
-#include <cstdint>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
@@ -16,6 +13,7 @@
 #include "core/repair/lexer.h"
 #include "core/text/fences.h"
 #include "core/text/lines.h"
+#include "core/text/stop_bytes.h"
 
 namespace toolgate {
 namespace extract {
@@ -41,30 +39,8 @@ bool IsIdentifierChar(char c) {
 
 // The bytes the scan must look at outside a line start: line ends, "<"
 // (tags), and with bare objects "{" and "[".
-constexpr std::array<bool, 256> StopTable(bool bare_objects) {
-  std::array<bool, 256> t{};
-  t['\n'] = t['\r'] = t['<'] = true;
-  t['{'] = t['['] = bare_objects;
-  return t;
-}
-constexpr std::array<bool, 256> kStops = StopTable(false);
-constexpr std::array<bool, 256> kStopsBare = StopTable(true);
-
-// Nonzero when one of the eight bytes in `v` is `c` (exact: a set bit in a
-// higher byte only follows a real match below it).
-inline uint64_t HasByte(uint64_t v, char c) {
-  constexpr uint64_t kOnes = 0x0101010101010101ull;
-  const uint64_t x = v ^ (kOnes * static_cast<uint8_t>(c));
-  return (x - kOnes) & ~x & (kOnes << 7);
-}
-
-// Whether the eight bytes at `p` hold a stop byte.
-inline bool HasStop(const char* p, bool bare_objects) {
-  uint64_t v;
-  std::memcpy(&v, p, sizeof(v));
-  const uint64_t m = HasByte(v, '\n') | HasByte(v, '\r') | HasByte(v, '<');
-  return m != 0 || (bare_objects && (HasByte(v, '{') | HasByte(v, '[')) != 0);
-}
+constexpr auto kStops = text::MakeStopBytes("\n\r<");
+constexpr auto kStopsBare = text::MakeStopBytes("\n\r<{[");
 
 struct Span {
   size_t end = 0;
@@ -104,16 +80,8 @@ class Scanner {
   // Bytes that are no line end and where AtChar finds nothing are passed
   // at once: byte by byte, this loop was a quarter of ExtractVerdict.
   size_t SkipPlain(size_t pos) const {
-    // Eight bytes at a time until a word holds a stop, then byte by byte.
-    const bool bare = options_.bare_objects;
-    while (pos + 8 <= text_.size() && !HasStop(text_.data() + pos, bare)) {
-      pos += 8;
-    }
-    const std::array<bool, 256>& stops = bare ? kStopsBare : kStops;
-    while (pos < text_.size() && !stops[static_cast<uint8_t>(text_[pos])]) {
-      ++pos;
-    }
-    return pos;
+    return options_.bare_objects ? kStopsBare.Find(text_, pos)
+                                 : kStops.Find(text_, pos);
   }
 
   bool At(size_t pos, absl::string_view s) const {
