@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <exception>
 #include <string>
 
@@ -63,6 +65,23 @@ struct PlainBytes {
 };
 constexpr PlainBytes kPlainBytes;
 
+// Whether all eight bytes at `p` are plain: none with the high bit, none
+// under 0x20, no '"' and no '\\'. The "has a byte less than" tests are exact
+// for existence, which is all this asks.
+inline bool PlainWord(const char* p) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHigh = kOnes << 7;
+  uint64_t w;
+  std::memcpy(&w, p, sizeof(w));
+  if ((w & kHigh) != 0) return false;
+  const uint64_t quote = w ^ (kOnes * '"');
+  const uint64_t backslash = w ^ (kOnes * '\\');
+  const uint64_t control = (w - kOnes * 0x20) & ~w;
+  const uint64_t is_quote = (quote - kOnes) & ~quote;
+  const uint64_t is_backslash = (backslash - kOnes) & ~backslash;
+  return ((control | is_quote | is_backslash) & kHigh) == 0;
+}
+
 // A JSON string as dump() escapes it: the two-character escapes, \u00XX for
 // other control characters, everything else as is.
 void AppendString(const std::string& s, std::string* out) {
@@ -73,6 +92,7 @@ void AppendString(const std::string& s, std::string* out) {
   while (p < end) {
     // Most text needs no escaping: copy each plain run at once.
     const char* const run = p;
+    while (end - p >= 8 && PlainWord(p)) p += 8;
     while (p < end && kPlainBytes.plain[static_cast<unsigned char>(*p)]) ++p;
     out->append(run, static_cast<size_t>(p - run));
     if (p == end) break;

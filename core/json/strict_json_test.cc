@@ -237,6 +237,30 @@ TEST(StrictJsonNumbers, LongLiteralIsQuotedShortInTheMessage) {
 
 // Whatever toolgate writes it must read back: the canonical form of every
 // double is accepted and is the same double, bit for bit.
+// Strings are written as dump() writes them, whatever their bytes: plain
+// runs are copied eight bytes at a time, so runs of every length and every
+// byte class next to them are tried, invalid UTF-8 included.
+TEST(StrictJson, CanonicalStringsAreDumpsOnRandomBytes) {
+  std::mt19937 rng(11);
+  // Quote, backslash, control, DEL, a lone continuation byte, a whole
+  // two-byte character, an invalid lead byte, a newline, NUL.
+  const std::string specials =
+      std::string("\"\\\x1f\x7f\x80\xc3\xa9\xff\n", 9) + std::string(1, '\0');
+  for (int round = 0; round < 20000; ++round) {
+    std::string s;
+    const int pieces = static_cast<int>(rng() % 6);
+    for (int i = 0; i < pieces; ++i) {
+      s.append(rng() % 20, static_cast<char>('a' + rng() % 26));
+      s.push_back(rng() % 2 ? specials[rng() % specials.size()]
+                            : static_cast<char>(rng() % 256));
+    }
+    const Json value(s);
+    ASSERT_EQ(CanonicalJson(value),
+              value.dump(-1, ' ', false, Json::error_handler_t::replace))
+        << "round " << round;
+  }
+}
+
 TEST(StrictJsonNumbers, CanonicalFormOfEveryDoubleReadsBackExactly) {
   std::mt19937_64 rng(20240611);
   for (int i = 0; i < 300000; ++i) {
