@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
 #include "core/json/strict_json.h"
 
@@ -40,7 +41,7 @@ class ValuePath {
     const std::string* key;  // Null for an array index.
     size_t index;
   };
-  std::vector<Step> steps_;
+  absl::InlinedVector<Step, 16> steps_;  // Most arguments are shallow.
 };
 
 // Calls visit(text, path) for each string value in `arguments` (object

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -150,7 +151,7 @@ class Walker {
   }
 
   const CallsRead& read_;
-  std::vector<Token> path_;
+  absl::InlinedVector<Token, 16> path_;  // Most outputs are shallow.
 };
 
 std::optional<ReadError> CheckText(const Json& text, std::string pointer,

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "core/schema/internal/evaluator.h"
 #include "core/schema/internal/program.h"
 #include "core/schema/schema.h"
@@ -191,7 +192,9 @@ class Evaluator {
   const Program& p_;
   Sink* sink_;
   Sink* const root_sink_;
-  std::vector<PathToken> path_;
+  // Inline: the paths of most instances are shallow, and this vector grew
+  // on every validation.
+  absl::InlinedVector<PathToken, 16> path_;
   uint64_t steps_ = 0;
   int depth_ = 0;
   bool aborted_ = false;
