@@ -17,6 +17,7 @@ PACKAGES=(
   libcurl4-openssl-dev  # core/policy url checks (curl_url); tests: /metrics client
   clang-14 libclang-rt-14-dev lld-14  # tests/fuzz: libFuzzer, ASan, UBSan
   openssl yamllint python3-yaml  # tests: TLS certificates, deploy/k8s
+  valgrind  # bench/load/server_instructions.sh (instructions per call)
 )
 
 # client/node and examples/node need node >= 18 and npm (npm ci uses the npm

@@ -2,6 +2,7 @@
 // where a token can start, and verified within a bounded window, so the
 // scan stays linear whatever the input.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 
 #include "absl/strings/ascii.h"
@@ -189,54 +190,41 @@ absl::string_view SecretAt(absl::string_view text, size_t i) {
   return {};
 }
 
-// Whether a credential can start with `first`, `second`: every format's
-// first two bytes (SecretAt decides). Most bytes of ordinary text stop
-// here, which keeps the scan of every write call's arguments cheap.
-bool CanStart(char first, char second) {
-  switch (first) {
-    case '-':
-      return second == '-';
-    case 'A':
-      return second == 'K' || second == 'S' || second == 'I' || second == 'c';
-    case 'S':
-      return second == 'h';
-    case 'g':
-      return second == 'h' || second == 'i';
-    case 'x':
-      return second == 'o';
-    case 's':
-    case 'r':
-      return second == 'k';
-    case 'B':
-    case 'b':
-      return second == 'e' || second == 'E';
-    case 'e':
-      return second == 'y';
-    default:
-      return false;
-  }
-}
-
-// The bytes CanStart accepts first, as a table: one load per byte of text.
-struct FirstBytes {
-  bool may[256] = {};
-  constexpr FirstBytes() {
-    for (char c : {'-', 'A', 'S', 'g', 'x', 's', 'r', 'B', 'b', 'e'}) {
-      may[static_cast<unsigned char>(c)] = true;
+// The first two bytes of every format (SecretAt decides the rest), as
+// tables: a class per first byte (0: no format starts with it), and per
+// class the second bytes it allows as a bitset. Most bytes of ordinary text
+// stop at the first load, which keeps the scan of every write call's
+// arguments cheap; the rest cost a bit test, not a switch.
+constexpr const char* kStarts[] = {"--", "AK", "AS", "AI", "Ac", "Sh",
+                                   "gh", "gi", "xo", "sk", "rk", "Be",
+                                   "BE", "be", "bE", "ey"};
+struct StartPairs {
+  uint8_t first_class[256] = {};
+  uint64_t second[16][4] = {};
+  constexpr StartPairs() {
+    uint8_t classes = 0;
+    for (const char* pair : kStarts) {
+      const auto first = static_cast<uint8_t>(pair[0]);
+      const auto second_byte = static_cast<uint8_t>(pair[1]);
+      if (first_class[first] == 0) first_class[first] = ++classes;
+      second[first_class[first]][second_byte >> 6] |= uint64_t{1}
+                                                      << (second_byte & 63);
     }
   }
+  bool CanStart(char a, char b) const {
+    const uint8_t cls = first_class[static_cast<uint8_t>(a)];
+    const auto bb = static_cast<uint8_t>(b);
+    return cls != 0 && ((second[cls][bb >> 6] >> (bb & 63)) & 1) != 0;
+  }
 };
-constexpr FirstBytes kFirstBytes;
+constexpr StartPairs kStartPairs;
 
 }  // namespace
 
 std::optional<ArgumentViolation> FindSecret(absl::string_view text) {
   // Every format is longer than two bytes.
   for (size_t i = 0; i + 1 < text.size(); ++i) {
-    if (!kFirstBytes.may[static_cast<unsigned char>(text[i])] ||
-        !CanStart(text[i], text[i + 1])) {
-      continue;
-    }
+    if (!kStartPairs.CanStart(text[i], text[i + 1])) continue;
     const absl::string_view kind = SecretAt(text, i);
     if (!kind.empty()) {
       return MakeViolation(
