@@ -69,10 +69,10 @@ for server in $BINARIES; do
     --duration_seconds=2 >/dev/null
   health=""
   for mix in health $MIXES; do
-    callgrind_control -z "$SERVER_PID" >/dev/null
+    callgrind_control -z "$SERVER_PID" >/dev/null 2>&1
     "$WORK/loadgen" --addr="$ADDR" --mode=stateless --mix="$mix" \
       --concurrency=1 --duration_seconds="$DURATION" | tail -n 1 >"$WORK/run.json"
-    callgrind_control -d "$SERVER_PID" >/dev/null
+    callgrind_control -d "$SERVER_PID" >/dev/null 2>&1
     calls="$(/usr/bin/python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 if d["errors"] or d.get("unexpected", 0):
