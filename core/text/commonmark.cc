@@ -15,9 +15,18 @@ BlockStructure Parser::Run() && {
   size_t pos = 0;
   // cmark skips a UTF-8 byte order mark at the very start.
   if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos = 3;
+  // Without a "\r" anywhere, a line ends at the next "\n": one search per
+  // line instead of two.
+  const bool has_cr = text_.find('\r') != absl::string_view::npos;
   while (pos < text_.size() && !stopped_) {
     line_begin_ = pos;
-    const size_t end = LineEnd(text_, pos);
+    size_t end = text_.size();
+    if (has_cr) {
+      end = LineEnd(text_, pos);
+    } else if (const size_t lf = text_.find('\n', pos);
+               lf != absl::string_view::npos) {
+      end = lf;
+    }
     line_ = text_.substr(pos, end - pos);
     next_line_ = SkipLineEnding(text_, end);
     ProcessLine();
@@ -28,16 +37,7 @@ BlockStructure Parser::Run() && {
   return std::move(result_);
 }
 
-void Parser::FindFirstNonspace() {
-  // As cmark: the spaces after the cursor are scanned once, until the
-  // cursor moves past them.
-  if (first_nonspace_ > offset_ ||
-      (first_nonspace_ == offset_ && first_nonspace_column_ == column_ &&
-       fresh_)) {
-    indent_ = first_nonspace_column_ - column_;
-    blank_ = first_nonspace_ >= line_.size();
-    return;
-  }
+void Parser::ScanFirstNonspace() {
   fresh_ = true;
   size_t p = offset_;
   int column = column_;

@@ -79,7 +79,19 @@ class Parser {
 
   // The cursor, as cmark keeps it: a byte offset and a tab-expanded column
   // (a tab may be partly consumed, as list padding or block quote spacing).
-  void FindFirstNonspace();
+  void FindFirstNonspace() {
+    // Asked several times per line: the answer is kept until the cursor
+    // moves past it, and only a move makes a new scan.
+    if (first_nonspace_ > offset_ ||
+        (first_nonspace_ == offset_ && first_nonspace_column_ == column_ &&
+         fresh_)) {
+      indent_ = first_nonspace_column_ - column_;
+      blank_ = first_nonspace_ >= line_.size();
+      return;
+    }
+    ScanFirstNonspace();
+  }
+  void ScanFirstNonspace();
   void Advance(int count, bool columns);
   void AdvanceTo(size_t byte) {
     Advance(static_cast<int>(byte - offset_), false);
