@@ -20,21 +20,8 @@ DURATION="${DURATION:-5}"
 CONCURRENCY="${CONCURRENCY:-1}"
 MODE="${MODE:-stateless}"
 MIXES="${MIXES:-authz allow}"
-BAZEL_FLAGS="${BAZEL_FLAGS--c opt}"
-WORK="$(mktemp -d)"
-SERVER_PID=""
-cleanup() {
-  if [ -n "$SERVER_PID" ]; then kill -TERM "$SERVER_PID" 2>/dev/null || true; fi
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-# shellcheck disable=SC2086  # BAZEL_FLAGS is a list of flags.
-bazel build $BAZEL_FLAGS //server:toolgate //bench/load:loadgen >&2
-# shellcheck disable=SC2086
-BIN="$(bazel info $BAZEL_FLAGS bazel-bin 2>/dev/null)"
-cp "$BIN/server/toolgate" "$BIN/bench/load/loadgen" "$WORK/"
+# shellcheck source=bench/load/lib.sh
+source bench/load/lib.sh
 ("$WORK/toolgate" --listen=127.0.0.1:0 --port_file="$WORK/port" \
   2>"$WORK/server.log") &
 SERVER_PID=$!

@@ -18,29 +18,13 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 DURATION="${DURATION:-5}"
 MIXES="${MIXES:-allow text verdict}"
-BAZEL_FLAGS="${BAZEL_FLAGS--c opt}"
 for tool in valgrind callgrind_control; do
   command -v "$tool" >/dev/null ||
     { echo "needs $tool (apt-get install valgrind)" >&2; exit 1; }
 done
-WORK="$(mktemp -d)"
-SERVER_PID=""
-cleanup() {
-  if [ -n "$SERVER_PID" ]; then kill -TERM "$SERVER_PID" 2>/dev/null || true; fi
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-# shellcheck disable=SC2086  # BAZEL_FLAGS is a list of flags.
-bazel build $BAZEL_FLAGS //server:toolgate //bench/load:loadgen >&2
-# shellcheck disable=SC2086
-BIN="$(bazel info $BAZEL_FLAGS bazel-bin 2>/dev/null)"
-cp "$BIN/bench/load/loadgen" "$WORK/"
-if [ -z "${BINARIES:-}" ]; then
-  cp "$BIN/server/toolgate" "$WORK/toolgate"
-  BINARIES="$WORK/toolgate"
-fi
+# shellcheck source=bench/load/lib.sh
+source bench/load/lib.sh
+if [ -z "${BINARIES:-}" ]; then BINARIES="$WORK/toolgate"; fi
 
 # The events counted since the last zeroing, from the newest dump.
 dumped_total() {

@@ -1,0 +1,19 @@
+# Sourced by bench/load/authz_ratio.sh and server_instructions.sh: a work
+# directory removed on exit (stopping the server in $SERVER_PID first, if
+# any), and the server and load generator built with $BAZEL_FLAGS (default
+# "-c opt") and copied into it as $WORK/toolgate and $WORK/loadgen.
+BAZEL_FLAGS="${BAZEL_FLAGS--c opt}"
+WORK="$(mktemp -d)"
+SERVER_PID=""
+bench_cleanup() {
+  if [ -n "$SERVER_PID" ]; then kill -TERM "$SERVER_PID" 2>/dev/null || true; fi
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap bench_cleanup EXIT
+
+# shellcheck disable=SC2086  # BAZEL_FLAGS is a list of flags.
+bazel build $BAZEL_FLAGS //server:toolgate //bench/load:loadgen >&2
+# shellcheck disable=SC2086
+cp "$(bazel info $BAZEL_FLAGS bazel-bin 2>/dev/null)"/{server/toolgate,bench/load/loadgen} \
+  "$WORK/"
