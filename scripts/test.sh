@@ -94,9 +94,12 @@ if [ -z "${TOOLGATE_QUICK:-}" ]; then
   # must build, serve every mix without an error and print its table.
   script_stage "ratio rounds smoke" env ROUNDS=1 DURATION=1 BAZEL_FLAGS= \
     MIXES="authz allow text verdict" bench/load/authz_ratio.sh
-  # The server's instructions per call under callgrind, briefly.
+  # Instructions per call under callgrind, server and engine, briefly.
   script_stage "server instructions smoke" env DURATION=1 BAZEL_FLAGS= \
     MIXES="allow verdict" bench/load/server_instructions.sh
+  script_stage "engine instructions smoke" env SHORT=0.02 LONG=0.1 \
+    BAZEL_FLAGS= CASES="BM_ValidateToolCall/openai_allow BM_ExtractVerdict/strict" \
+    bench/engine/instructions.sh
 fi
 echo "total time: $SECONDS s" >&2
 echo "$passed passed, $failed failed"
