@@ -95,6 +95,7 @@ void Parser::ProcessLine() {
   first_nonspace_column_ = 0;
   indent_ = 0;
   blank_ = false;
+  if (TopLevelFastPath()) return;
   bool all_matched = true;
   const int matched = MatchOpenBlocks(&all_matched);
   if (matched < 0) return;
@@ -107,6 +108,35 @@ void Parser::ProcessLine() {
     Distrust();
     stopped_ = true;
   }
+}
+
+// Most lines of model output are code or prose at the top level; the
+// general path below reaches the same result for them through three calls.
+bool Parser::TopLevelFastPath() {
+  if (chain_.size() != 2) return false;
+  const Block& block = chain_[1];
+  FindFirstNonspace();
+  if (block.kind == Kind::kFencedCode) {
+    CloseFenceAt(1);
+    return true;
+  }
+  return block.kind == Kind::kParagraph && !blank_ &&
+         (indent_ >= kCodeIndent ||
+          !kMayOpenBlock[static_cast<uint8_t>(Peek(first_nonspace_))]);
+}
+
+bool Parser::CloseFenceAt(size_t index) {
+  const Block& block = chain_[index];
+  if (indent_ > 3 || Peek(first_nonspace_) != block.fence_char ||
+      CloseFenceLength(line_, first_nonspace_, block.fence_char) <
+          block.fence_length) {
+    return false;
+  }
+  CodeFence& fence = result_.fences[block.fence_index];
+  fence.closed = true;
+  fence.end = next_line_;
+  chain_.resize(index);
+  return true;
 }
 
 int Parser::MatchOpenBlocks(bool* all_matched) {
@@ -126,20 +156,9 @@ int Parser::MatchOpenBlocks(bool* all_matched) {
       case Kind::kItem:
         matched = MatchItem(block, i);
         break;
-      case Kind::kFencedCode: {
-        size_t close = 0;
-        if (indent_ <= 3 && Peek(first_nonspace_) == block.fence_char) {
-          close = CloseFenceLength(line_, first_nonspace_, block.fence_char);
-        }
-        if (close >= block.fence_length) {
-          CodeFence& fence = result_.fences[block.fence_index];
-          fence.closed = true;
-          fence.end = next_line_;
-          chain_.resize(i);
-          return -1;
-        }
+      case Kind::kFencedCode:
+        if (CloseFenceAt(i)) return -1;
         break;
-      }
       case Kind::kIndentedCode:
         if (indent_ >= kCodeIndent) {
           Advance(kCodeIndent, true);

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <array>
 #include <cstdint>
 
 #include "core/text/commonmark_lines.h"
@@ -8,21 +7,6 @@
 namespace toolgate {
 namespace text {
 namespace internal {
-namespace {
-
-// The characters a block quote, heading, fence, HTML block, setext
-// underline, thematic break or list item can start with.
-constexpr std::array<bool, 256> MayOpenBlockTable() {
-  std::array<bool, 256> t{};
-  for (char c : absl::string_view(">#`~<=-_*+0123456789")) {
-    t[static_cast<uint8_t>(c)] = true;
-  }
-  return t;
-}
-constexpr std::array<bool, 256> kMayOpenBlock = MayOpenBlockTable();
-
-}  // namespace
-
 void Parser::OpenNewBlocks(size_t* container, bool all_matched) {
   bool maybe_lazy = chain_.back().kind == Kind::kParagraph;
   Kind kind = chain_[*container].kind;

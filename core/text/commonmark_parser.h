@@ -3,7 +3,9 @@
 #define TOOLGATE_CORE_TEXT_COMMONMARK_PARSER_H_
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -64,6 +66,17 @@ inline bool AcceptsLines(Kind kind) {
 
 inline bool IsSpaceOrTab(char c) { return c == ' ' || c == '\t'; }
 
+// The characters a block quote, heading, fence, HTML block, setext
+// underline, thematic break or list item can start with.
+constexpr std::array<bool, 256> MayOpenBlockTable() {
+  std::array<bool, 256> t{};
+  for (char c : absl::string_view(">#`~<=-_*+0123456789")) {
+    t[static_cast<uint8_t>(c)] = true;
+  }
+  return t;
+}
+inline constexpr std::array<bool, 256> kMayOpenBlock = MayOpenBlockTable();
+
 class Parser {
  public:
   explicit Parser(absl::string_view text) : text_(text) {
@@ -98,6 +111,13 @@ class Parser {
   }
 
   void ProcessLine();
+  // A line inside a fenced code block, or continuing a paragraph, at the
+  // top level: returns true when it has been handled (only a closing fence
+  // changes anything), false for the general path.
+  bool TopLevelFastPath();
+  // Closes the fenced code block at chain_[index] when this line is its
+  // closing fence.
+  bool CloseFenceAt(size_t index);
   // Returns the index of the last block whose line prefix matched, or -1
   // when the line closed a fence and nothing else is to be done.
   int MatchOpenBlocks(bool* all_matched);
