@@ -132,29 +132,36 @@ void ToProto(const Violation& in, v1::Violation* out) {
   out->set_call_index(in.call_index);
 }
 
-void ToProto(const ValidateCallResponse& in,
-             v1::ValidateToolCallResponse* out) {
+// Strings are moved, not copied, and empty ones left unset: proto3 keeps
+// an empty string off the wire, and setting one still allocates it.
+void ToProto(ValidateCallResponse&& in, v1::ValidateToolCallResponse* out) {
   out->set_decision(ToProto(in.decision));
-  for (const CallReport& c : in.calls) {
+  for (CallReport& c : in.calls) {
     v1::ToolCall* call = out->add_calls();
-    call->set_id(c.id);
-    call->set_name(c.name);
-    call->set_arguments_json(c.arguments_json);
-    for (const std::string& r : c.repairs) call->add_repairs(r);
-    for (const std::string& p : c.coercions) call->add_coercions(p);
-    for (const std::string& p : c.sanitizations) call->add_sanitizations(p);
-    call->set_source(c.source);
+    if (!c.id.empty()) call->set_id(std::move(c.id));
+    if (!c.name.empty()) call->set_name(std::move(c.name));
+    if (!c.arguments_json.empty()) {
+      call->set_arguments_json(std::move(c.arguments_json));
+    }
+    for (std::string& r : c.repairs) call->add_repairs(std::move(r));
+    for (std::string& p : c.coercions) call->add_coercions(std::move(p));
+    for (std::string& p : c.sanitizations) {
+      call->add_sanitizations(std::move(p));
+    }
+    if (!c.source.empty()) call->set_source(std::move(c.source));
     call->set_candidates_seen(c.candidates_seen);
   }
   for (const Violation& v : in.violations) ToProto(v, out->add_violations());
-  out->set_repair_prompt(in.repair_prompt);
+  if (!in.repair_prompt.empty()) {
+    out->set_repair_prompt(std::move(in.repair_prompt));
+  }
   out->set_attempt(in.attempt);
   out->set_attempts_left(in.attempts_left);
-  out->set_stop_reason(in.stop_reason);
-  out->set_audit_id(in.audit_id);
-  out->set_snapshot_id(in.snapshot_id);
-  out->set_approval_id(in.approval_id);
-  out->set_message(in.message);
+  if (!in.stop_reason.empty()) out->set_stop_reason(std::move(in.stop_reason));
+  if (!in.audit_id.empty()) out->set_audit_id(std::move(in.audit_id));
+  if (!in.snapshot_id.empty()) out->set_snapshot_id(std::move(in.snapshot_id));
+  if (!in.approval_id.empty()) out->set_approval_id(std::move(in.approval_id));
+  if (!in.message.empty()) out->set_message(std::move(in.message));
 }
 
 VerdictRequest FromProto(const v1::ExtractVerdictRequest& request) {
@@ -182,11 +189,11 @@ v1::Outcome ToProto(verdict::Outcome outcome) {
   return v1::OUTCOME_CONTRACT_STOP;
 }
 
-void ToProto(const VerdictResponse& in, v1::ExtractVerdictResponse* out) {
-  const verdict::VerdictResult& r = in.result;
+void ToProto(VerdictResponse&& in, v1::ExtractVerdictResponse* out) {
+  verdict::VerdictResult& r = in.result;
   out->set_outcome(ToProto(r.outcome));
-  out->set_result_json(r.result_json);
-  out->set_stop_reason(r.stop_reason);
+  if (!r.result_json.empty()) out->set_result_json(std::move(r.result_json));
+  if (!r.stop_reason.empty()) out->set_stop_reason(r.stop_reason);
   out->set_blocks_found(r.blocks_found);
   for (const schema::SchemaViolation& v : r.violations) {
     v1::Violation* p = out->add_violations();
@@ -206,8 +213,8 @@ void ToProto(const VerdictResponse& in, v1::ExtractVerdictResponse* out) {
     p->set_message(Safe(r.message));
     p->set_call_index(-1);
   }
-  for (const std::string& repair : r.repairs) out->add_repairs(repair);
-  out->set_audit_id(in.audit_id);
+  for (std::string& repair : r.repairs) out->add_repairs(std::move(repair));
+  if (!in.audit_id.empty()) out->set_audit_id(std::move(in.audit_id));
 }
 
 ValidateOutputRequest FromProto(const v1::ValidateToolOutputRequest& request) {

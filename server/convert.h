@@ -30,11 +30,13 @@ stream::Format FromProto(v1::StreamFormat format);
 // The request points into `request` (text, native_json, events), which
 // must outlive it.
 ValidateCallRequest FromProto(const v1::ValidateToolCallRequest& request);
-void ToProto(const ValidateCallResponse& in, v1::ValidateToolCallResponse* out);
+// Takes the strings out of `in`.
+void ToProto(ValidateCallResponse&& in, v1::ValidateToolCallResponse* out);
 void ToProto(const Violation& in, v1::Violation* out);
 
 VerdictRequest FromProto(const v1::ExtractVerdictRequest& request);
-void ToProto(const VerdictResponse& in, v1::ExtractVerdictResponse* out);
+// Takes the strings out of `in`.
+void ToProto(VerdictResponse&& in, v1::ExtractVerdictResponse* out);
 
 ValidateOutputRequest FromProto(const v1::ValidateToolOutputRequest& request);
 

@@ -121,7 +121,7 @@ grpc::Status ToolGateService::ValidateToolCall(
   engine_request.cancel = ToCancelToken(context);
   auto result = engine_->ValidateToolCall(engine_request);
   if (!result.ok()) return ToGrpc(result.status());
-  ToProto(*result, response);
+  ToProto(*std::move(result), response);
   return grpc::Status::OK;
 }
 
@@ -137,7 +137,7 @@ grpc::Status ToolGateService::ValidateToolCallStream(
   engine_request->cancel = ToCancelToken(context);
   auto result = engine_->ValidateToolCall(*engine_request);
   if (!result.ok()) return ToGrpc(result.status());
-  ToProto(*result, response);
+  ToProto(*std::move(result), response);
   return grpc::Status::OK;
 }
 
@@ -148,7 +148,7 @@ grpc::Status ToolGateService::ExtractVerdict(
   engine_request.cancel = ToCancelToken(context);
   auto result = engine_->ExtractVerdict(engine_request);
   if (!result.ok()) return ToGrpc(result.status());
-  ToProto(*result, response);
+  ToProto(*std::move(result), response);
   return grpc::Status::OK;
 }
 
