@@ -209,6 +209,28 @@ TEST(CheckLabelRunTest, BreakerOpensOnceThenStop) {
   EXPECT_FALSE(stopped.breaker_opened);
 }
 
+// An engine error (here: the caller has gone, so the engine refuses to
+// decide) is a deny labelled ERROR, never an allow, whatever the call.
+TEST(CheckLabelErrorTest, EngineErrorIsADenyLabelledError) {
+  Engine engine;
+  RunGrants grants;
+  ASSERT_TRUE(
+      engine
+          .CreateSnapshot(Example("tickets"), ManifestFormat::kAuto, "tickets")
+          .ok());
+  const CancelToken gone([] { return true; }, absl::InfiniteFuture(),
+                         absl::ZeroDuration());
+  for (const std::string& body : {ToolsCall("update_ticket", kGoodArgs),
+                                  ToolsCall("no_such_tool", "{}")}) {
+    MeshOutcome outcome;
+    const CheckResponse response = DecideCheck(
+        &engine, &grants, Request(Case{.body = body}), gone, &outcome);
+    EXPECT_EQ(outcome.decision, "ERROR") << body;
+    EXPECT_NE(response.status().code(), 0) << response.DebugString();
+    EXPECT_FALSE(response.has_ok_response()) << body;
+  }
+}
+
 }  // namespace
 }  // namespace server
 }  // namespace toolgate

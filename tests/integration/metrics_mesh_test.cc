@@ -1,6 +1,6 @@
 // --metrics_listen for the mesh hook through the real binary: Envoy's
-// ext_authz Check and ext_proc Process calls (made with the C++ Envoy
-// stubs) move their rpc label's counters by exactly the calls made, with
+// ext_authz Check and ext_proc Process calls (made with the gRPC clients
+// generated from Envoy's protos) move their rpc label's counters by exactly the calls made, with
 // decisions from the closed lists of docs/mesh.md "Metrics", and mesh-run
 // breakers and kill switches count.
 #include <map>
