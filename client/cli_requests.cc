@@ -16,11 +16,29 @@ namespace client {
 namespace cli_internal {
 namespace {
 
-absl::StatusOr<v1::RepairPolicy> ParseRepair(const std::string& value) {
-  return ParseChoice<v1::RepairPolicy>(
-      "repair", value,
+// The run (--run-file, --run, --token) and --snapshot: every decision
+// command names what it is decided against the same way.
+template <typename Request>
+absl::Status FillTarget(CommandContext& ctx, Request* request) {
+  if (absl::Status s = FillRunCredentials(ctx, request); !s.ok()) return s;
+  if (std::optional<std::string> id = ctx.flags.Get("snapshot")) {
+    request->set_snapshot_id(*id);
+  }
+  return absl::OkStatus();
+}
+
+// --repair strict|syntax.
+template <typename Request>
+absl::Status FillRepair(CommandContext& ctx, Request* request) {
+  std::optional<std::string> repair = ctx.flags.Get("repair");
+  if (!repair.has_value()) return absl::OkStatus();
+  absl::StatusOr<v1::RepairPolicy> parsed = ParseChoice<v1::RepairPolicy>(
+      "repair", *repair,
       {{"strict", v1::REPAIR_POLICY_STRICT},
        {"syntax", v1::REPAIR_POLICY_SYNTAX_REPAIR}});
+  if (!parsed.ok()) return parsed.status();
+  request->set_repair(*parsed);
+  return absl::OkStatus();
 }
 
 // openai_chat, OPENAI_CHAT or STREAM_FORMAT_OPENAI_CHAT.
@@ -102,10 +120,7 @@ absl::Status FillOutputFields(CommandContext& ctx,
 
 absl::Status FillValidate(CommandContext& ctx,
                           v1::ValidateToolCallRequest* request) {
-  if (absl::Status s = FillRunCredentials(ctx, request); !s.ok()) return s;
-  if (std::optional<std::string> id = ctx.flags.Get("snapshot")) {
-    request->set_snapshot_id(*id);
-  }
+  if (absl::Status s = FillTarget(ctx, request); !s.ok()) return s;
   std::optional<std::string> native = ctx.flags.Get("native");
   std::optional<std::string> text = ctx.flags.Get("text");
   const int outputs = native.has_value() + text.has_value() +
@@ -126,11 +141,7 @@ absl::Status FillValidate(CommandContext& ctx,
       request->set_text(*std::move(output));
     }
   }
-  if (std::optional<std::string> repair = ctx.flags.Get("repair")) {
-    absl::StatusOr<v1::RepairPolicy> parsed = ParseRepair(*repair);
-    if (!parsed.ok()) return parsed.status();
-    request->set_repair(*parsed);
-  }
+  if (absl::Status s = FillRepair(ctx, request); !s.ok()) return s;
   if (std::optional<std::string> id = ctx.flags.Get("approval-id")) {
     request->set_approval_id(*id);
   }
@@ -139,10 +150,7 @@ absl::Status FillValidate(CommandContext& ctx,
 
 absl::Status FillExtractVerdict(CommandContext& ctx,
                                 v1::ExtractVerdictRequest* request) {
-  if (absl::Status s = FillRunCredentials(ctx, request); !s.ok()) return s;
-  if (std::optional<std::string> id = ctx.flags.Get("snapshot")) {
-    request->set_snapshot_id(*id);
-  }
+  if (absl::Status s = FillTarget(ctx, request); !s.ok()) return s;
   if (std::optional<std::string> path = ctx.flags.Get("envelope")) {
     absl::StatusOr<std::string> envelope = ctx.inputs.Read("envelope", *path);
     if (!envelope.ok()) return envelope.status();
@@ -154,20 +162,13 @@ absl::Status FillExtractVerdict(CommandContext& ctx,
     if (!schema.ok()) return schema.status();
     request->set_result_schema(*std::move(schema));
   }
-  if (std::optional<std::string> repair = ctx.flags.Get("repair")) {
-    absl::StatusOr<v1::RepairPolicy> parsed = ParseRepair(*repair);
-    if (!parsed.ok()) return parsed.status();
-    request->set_repair(*parsed);
-  }
+  if (absl::Status s = FillRepair(ctx, request); !s.ok()) return s;
   return absl::OkStatus();
 }
 
 absl::Status FillValidateOutput(CommandContext& ctx,
                                 v1::ValidateToolOutputRequest* request) {
-  if (absl::Status s = FillRunCredentials(ctx, request); !s.ok()) return s;
-  if (std::optional<std::string> id = ctx.flags.Get("snapshot")) {
-    request->set_snapshot_id(*id);
-  }
+  if (absl::Status s = FillTarget(ctx, request); !s.ok()) return s;
   return FillOutputFields(ctx, request);
 }
 
