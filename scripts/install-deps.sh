@@ -13,6 +13,7 @@ PACKAGES=(
   golang-go golang-google-grpc-dev golang-google-protobuf-dev  # examples/go
   golang-github-golang-protobuf-1-5-dev protoc-gen-go-grpc  # (1-5: grpc 1.33 codec on APIv2)
   libcmark-dev
+  libmimalloc-dev  # the binaries' allocator (server/BUILD :allocator)
   prometheus-cpp-dev prometheus  # --metrics_listen; tests: promtool
   libcurl4-openssl-dev  # core/policy url checks (curl_url); tests: /metrics client
   clang-14 libclang-rt-14-dev lld-14  # tests/fuzz: libFuzzer, ASan, UBSan

@@ -20,11 +20,11 @@ def toolgate_fuzzer(name, srcs, deps, size = "small"):
         name = name,
         srcs = srcs,
         linkopts = select({
-            ":fuzzing": ["-fsanitize=fuzzer"],
+            "//bazel:fuzz": ["-fsanitize=fuzzer"],
             "//conditions:default": [],
         }),
         deps = deps + select({
-            ":fuzzing": [],
+            "//bazel:fuzz": [],
             "//conditions:default": [":replay_main"],
         }),
         testonly = True,
