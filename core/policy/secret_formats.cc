@@ -10,14 +10,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "core/policy/secret_checks.h"
+#include "core/policy/secret_formats_internal.h"
 
 namespace toolgate::policy {
 namespace {
 
-bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
-bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsAlnum(char c) { return IsUpper(c) || IsLower(c) || IsDigit(c); }
+constexpr bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
+constexpr bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
+constexpr bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+constexpr bool IsAlnum(char c) {
+  return IsUpper(c) || IsLower(c) || IsDigit(c);
+}
 bool IsWord(char c) { return IsAlnum(c) || c == '_'; }
 bool IsUrlSafe(char c) { return IsWord(c) || c == '-'; }
 bool IsBase64(char c) { return IsAlnum(c) || c == '+' || c == '/'; }
@@ -124,8 +127,11 @@ bool Jwt(absl::string_view text, size_t i) {
   return true;  // The signature may be empty (alg "none").
 }
 
-// The credential kind starting at text[i], or empty.
-absl::string_view SecretAt(absl::string_view text, size_t i) {
+}  // namespace
+
+namespace internal {
+
+absl::string_view SecretKindAt(absl::string_view text, size_t i) {
   const char prev = i == 0 ? ' ' : text[i - 1];
   // Starts only where the token's own bytes don't continue from the left:
   // besides precision, that keeps one run from being re-verified from each
@@ -190,42 +196,59 @@ absl::string_view SecretAt(absl::string_view text, size_t i) {
   return {};
 }
 
-// The first two bytes of every format (SecretAt decides the rest), as
-// tables: a class per first byte (0: no format starts with it), and per
-// class the second bytes it allows as a bitset. Most bytes of ordinary text
-// stop at the first load, which keeps the scan of every write call's
-// arguments cheap; the rest cost a bit test, not a switch.
+}  // namespace internal
+
+namespace {
+
+// The first two bytes of every format (SecretKindAt decides the rest), as
+// tables: per byte, whether it is alphanumeric and its class (0: no format
+// starts with it), and per class the second bytes it allows as a bitset.
+// Every format but a PEM block starts only after a byte that is not
+// alphanumeric (SecretKindAt checks each one's exact rule), so a format's
+// first letter inside a word, the common case in prose, costs one test.
 constexpr const char* kStarts[] = {"--", "AK", "AS", "AI", "Ac", "Sh",
                                    "gh", "gi", "xo", "sk", "rk", "Be",
                                    "BE", "be", "bE", "ey"};
-struct StartPairs {
-  uint8_t first_class[256] = {};
+constexpr uint8_t kAlnumBit = 0x80;
+constexpr uint8_t kClassMask = 0x1f;
+struct StartTable {
+  uint8_t info[256] = {};  // kAlnumBit | class.
   uint64_t second[16][4] = {};
-  constexpr StartPairs() {
+  constexpr StartTable() {
+    for (int c = 0; c < 256; ++c) {
+      if (IsAlnum(static_cast<char>(c))) info[c] = kAlnumBit;
+    }
     uint8_t classes = 0;
     for (const char* pair : kStarts) {
       const auto first = static_cast<uint8_t>(pair[0]);
       const auto second_byte = static_cast<uint8_t>(pair[1]);
-      if (first_class[first] == 0) first_class[first] = ++classes;
-      second[first_class[first]][second_byte >> 6] |= uint64_t{1}
-                                                      << (second_byte & 63);
+      if ((info[first] & kClassMask) == 0) info[first] |= ++classes;
+      const uint8_t cls = info[first] & kClassMask;
+      second[cls][second_byte >> 6] |= uint64_t{1} << (second_byte & 63);
     }
   }
-  bool CanStart(char a, char b) const {
-    const uint8_t cls = first_class[static_cast<uint8_t>(a)];
-    const auto bb = static_cast<uint8_t>(b);
-    return cls != 0 && ((second[cls][bb >> 6] >> (bb & 63)) & 1) != 0;
+  bool SecondAllowed(uint8_t cls, uint8_t b) const {
+    return ((second[cls][b >> 6] >> (b & 63)) & 1) != 0;
   }
 };
-constexpr StartPairs kStartPairs;
+constexpr StartTable kStartTable;
 
 }  // namespace
 
 std::optional<ArgumentViolation> FindSecret(absl::string_view text) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
+  uint8_t prev = 0;  // The start of the text is a boundary.
   // Every format is longer than two bytes.
   for (size_t i = 0; i + 1 < text.size(); ++i) {
-    if (!kStartPairs.CanStart(text[i], text[i + 1])) continue;
-    const absl::string_view kind = SecretAt(text, i);
+    const uint8_t info = kStartTable.info[bytes[i]];
+    const bool after_alnum = (prev & kAlnumBit) != 0;
+    prev = info;
+    const uint8_t cls = info & kClassMask;
+    if (cls == 0 || (after_alnum && bytes[i] != '-') ||
+        !kStartTable.SecondAllowed(cls, bytes[i + 1])) {
+      continue;
+    }
+    const absl::string_view kind = internal::SecretKindAt(text, i);
     if (!kind.empty()) {
       return MakeViolation(
           "argument_secret",

@@ -1,9 +1,12 @@
 #include <chrono>
 #include <optional>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/policy/secret_checks.h"
+#include "core/policy/secret_formats_internal.h"
 #include "gtest/gtest.h"
 
 namespace toolgate::policy {
@@ -53,6 +56,7 @@ INSTANTIATE_TEST_SUITE_P(
         SecretCase{"-----BEGIN PRIVATE KEY-----", true},
         SecretCase{"-----BEGIN ENCRYPTED PRIVATE KEY-----", true},
         SecretCase{"------BEGIN EC PRIVATE KEY-----", true},
+        SecretCase{"key0-----BEGIN EC PRIVATE KEY-----", true},
         SecretCase{"-----BEGIN PGP PRIVATE KEY BLOCK-----", true},
         SecretCase{"-----BEGIN PUBLIC KEY-----\nMIIBIj...", false},
         SecretCase{"-----BEGIN CERTIFICATE-----\nMIID...", false},
@@ -143,6 +147,47 @@ TEST(FindSecretTest, AdversarialRepetitionStaysFast) {
             .count();
     EXPECT_LT(seconds, 1.0) << unit;
   }
+}
+
+// FindSecret skips most bytes with a table test; the definition it must
+// agree with is the first position where SecretKindAt finds a token.
+std::optional<size_t> FirstSecretByDefinition(absl::string_view text) {
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    if (!internal::SecretKindAt(text, i).empty()) return i;
+  }
+  return std::nullopt;
+}
+
+TEST(FindSecretTest, AgreesWithTheDefinitionOnRandomTexts) {
+  // Format prefixes, the bytes around word boundaries, and runs of token
+  // bytes, glued at random: tokens land at the start, after every kind of
+  // byte, and inside words.
+  const std::vector<std::string> pieces = {
+      "AKIA", "ASIA", "AIza", "AccountKey=", "SharedAccessKey=", "ghp_",
+      "github_pat_", "xoxb-", "xoxz-", "sk-", "sk_live_", "rk_live_",
+      "Bearer ", "bEaReR\t", "eyJ", ".", "-----BEGIN ", "RSA PRIVATE KEY-----",
+      "PRIVATE KEY", "-", "_", " ", "\n", "=", "/", "+", "~", "\xc3\xa9", "e",
+      "s", "b", "A", "g", "x", "r", "S", Alnum(8, 1), Alnum(16, 2),
+      Alnum(24, 3), Alnum(40, 4), "0123456789ABCDEF", "abcdefghijklmnop"};
+  std::mt19937 rng(20261127);
+  std::uniform_int_distribution<size_t> count(1, 12);
+  std::uniform_int_distribution<size_t> pick(0, pieces.size() - 1);
+  int found = 0;
+  for (int n = 0; n < 20000; ++n) {
+    std::string text;
+    for (size_t k = count(rng); k > 0; --k) text += pieces[pick(rng)];
+    const std::optional<size_t> want = FirstSecretByDefinition(text);
+    const std::optional<ArgumentViolation> got = FindSecret(text);
+    ASSERT_EQ(got.has_value(), want.has_value()) << text;
+    if (!want) continue;
+    ++found;
+    EXPECT_NE(got->message.find(absl::StrCat("(at byte ", *want, ")")),
+              std::string::npos)
+        << text << " -> " << got->message;
+  }
+  // Both answers are common enough for the comparison to mean something.
+  EXPECT_GT(found, 1000);
+  EXPECT_LT(found, 18000);
 }
 
 }  // namespace
