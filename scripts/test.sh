@@ -83,11 +83,13 @@ echo "clients: $clients ($((SECONDS - started)) s)" >&2
 add_counts "$clients"
 if [ -z "${TOOLGATE_QUICK:-}" ]; then
   cache="$HOME/.cache"
+  # The fuzz smoke below reuses this output base: the fuzz targets are
+  # the same clang build (.bazelrc), linked against libFuzzer.
   bazel_suite "asan+ubsan" "$cache/toolgate-bazel-asan" "//..." --config=asan
   bazel_suite "tsan" "$cache/toolgate-bazel-tsan" \
     "//core/run/... //core/engine/... //core/pipeline/... //core/snapshot/... //core/schema/... //server/... //client/... //tests/integration/..." \
     --config=tsan
-  script_stage "fuzz smoke (each target ${FUZZ_SECONDS:-30}s)" \
+  script_stage "fuzz smoke (each target ${FUZZ_SECONDS:-15}s)" \
     tests/fuzz/ci_smoke.sh
   script_stage "soak smoke (20k calls)" bench/soak/run_soak.sh 20000
   # One short round of the latency-ratio script (no timing asserted): it

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/base/config.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -231,7 +232,7 @@ int Main(const Options& o) {
   const int64_t peak = StatusKb(o.server_pid, "VmHWM");
   report["peak_rss_kb"] = peak;
   report["max_peak_rss_kb"] = o.max_peak_rss_mb * 1024;
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(ABSL_HAVE_ADDRESS_SANITIZER) || defined(ABSL_HAVE_THREAD_SANITIZER)
   // Sanitizer shadow memory and quarantine say nothing about the server's
   // own footprint: the bound is checked in plain builds only.
   const bool memory_ok = peak > 0;

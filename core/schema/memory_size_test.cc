@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/config.h"
 #include "absl/strings/str_cat.h"
 #include "core/schema/schema.h"
 #include "gtest/gtest.h"
@@ -54,7 +55,7 @@ std::vector<Shape> Shapes() {
 }
 
 TEST(ApproximateMemoryBytes, TracksWhatACompiledSchemaRetains) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(ABSL_HAVE_ADDRESS_SANITIZER) || defined(ABSL_HAVE_THREAD_SANITIZER)
   GTEST_SKIP() << "a sanitizer's allocator does not report to mallinfo2";
 #endif
   for (const Shape& shape : Shapes()) {

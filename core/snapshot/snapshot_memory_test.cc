@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/config.h"
 #include "bench/memory/manifest_gen.h"
 #include "core/snapshot/schema_pool.h"
 #include "core/snapshot/snapshot.h"
@@ -136,7 +137,7 @@ TEST(SnapshotMemoryTest, AllDistinctManifestCostsAtMostFiveTimesItsBytes) {
               m.size(), heap, s->compiled_bytes(), s->lazy_schemas());
   EXPECT_GT(s->lazy_schemas(), 1000u);
   EXPECT_LE(s->compiled_bytes(), 5 * m.size());
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(ABSL_HAVE_ADDRESS_SANITIZER) || defined(ABSL_HAVE_THREAD_SANITIZER)
   GTEST_SKIP() << "a sanitizer's allocator does not report to mallinfo2";
 #endif
   EXPECT_LE(heap, 5 * m.size());
@@ -156,7 +157,7 @@ TEST(SnapshotMemoryTest, ManifestRepeatingPatternsCostsAtMostFiveTimes) {
 // compiled_bytes() is what a byte-bounded store will sum: it must not
 // undercount what the heap holds, nor overcount it much.
 TEST(SnapshotMemoryTest, CompiledBytesTracksTheHeap) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(ABSL_HAVE_ADDRESS_SANITIZER) || defined(ABSL_HAVE_THREAD_SANITIZER)
   GTEST_SKIP() << "a sanitizer's allocator does not report to mallinfo2";
 #endif
   SnapshotStore store(LargeManifests());

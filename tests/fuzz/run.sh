@@ -7,9 +7,10 @@
 #   tests/fuzz/run.sh json_parse_fuzzer 600 -jobs=1
 #
 # Environment:
-#   FUZZ_OUTPUT_BASE  Bazel output base for the clang build
-#                     (default ~/.cache/toolgate-bazel-fuzz; kept apart so
-#                     the gcc build's cache is not invalidated)
+#   FUZZ_OUTPUT_BASE  Bazel output base for the clang build (default
+#                     ~/.cache/toolgate-bazel-asan, the ASan suite's, whose
+#                     objects the fuzz targets share; kept apart so the gcc
+#                     build's cache is not invalidated)
 #   FUZZ_WORK         where the growing corpus, crash artifacts and logs go
 #                     (default ~/.cache/toolgate-fuzz; never the repository)
 #   FUZZ_SKIP_BUILD   1: use the binary already built (run_all.sh does)
@@ -26,7 +27,7 @@ target="$1"
 seconds="$2"
 shift 2
 
-output_base="${FUZZ_OUTPUT_BASE:-$HOME/.cache/toolgate-bazel-fuzz}"
+output_base="${FUZZ_OUTPUT_BASE:-$HOME/.cache/toolgate-bazel-asan}"
 work="${FUZZ_WORK:-$HOME/.cache/toolgate-fuzz}"
 bazel_fuzz=(bazel "--output_base=$output_base")
 

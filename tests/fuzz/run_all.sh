@@ -19,7 +19,7 @@ schema_validate_fuzzer verdict_fuzzer manifest_fuzzer output_fuzzer
 call_gate_fuzzer stream_fuzzer"
 targets="${FUZZ_TARGETS:-$all}"
 
-output_base="${FUZZ_OUTPUT_BASE:-$HOME/.cache/toolgate-bazel-fuzz}"
+output_base="${FUZZ_OUTPUT_BASE:-$HOME/.cache/toolgate-bazel-asan}"
 labels=()
 for t in $targets; do labels+=("//tests/fuzz:$t"); done
 # FUZZ_BIN_DIR set: run binaries built before (e.g. copied aside, so that
