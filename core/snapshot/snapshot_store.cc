@@ -190,11 +190,17 @@ absl::Status SnapshotStore::Delete(absl::string_view id) {
                      " open run(s); close them first"));
   }
   if (entry.loaded_names > 0) {
-    const auto loaded =
-        std::find_if(entry.names.begin(), entry.names.end(),
-                     [&](const std::string& n) { return names_.at(n).loaded; });
+    // A loop, not a lambda: clang's thread-safety analysis sees mu_ held
+    // here but not inside a lambda.
+    absl::string_view loaded = "?";
+    for (const std::string& n : entry.names) {
+      if (names_.at(n).loaded) {
+        loaded = n;
+        break;
+      }
+    }
     return absl::FailedPreconditionError(absl::StrCat(
-        "snapshot ", id, " is loaded from --manifests as \"", *loaded,
+        "snapshot ", id, " is loaded from --manifests as \"", loaded,
         "\"; it changes only when the server reloads them"));
   }
   Erase(it);

@@ -1,6 +1,7 @@
 #include "core/text/commonmark.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "core/text/commonmark_lines.h"
@@ -206,6 +207,12 @@ bool Parser::MatchItem(Block& item, size_t index) {
 }  // namespace internal
 
 BlockStructure ParseBlocks(absl::string_view text) {
+  // Most model output has its fences at the start of lines and no HTML:
+  // then a scan of the fence lines gives the same answer for a fraction of
+  // the parse (about half of an ExtractVerdict's work).
+  if (std::optional<BlockStructure> blocks = internal::TopLevelBlocks(text)) {
+    return *std::move(blocks);
+  }
   return internal::Parser(text).Run();
 }
 

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -154,6 +155,12 @@ class Parser {
   bool blank_ = false;
   bool fresh_ = false;  // first_nonspace_ was computed on this line.
 };
+
+// ParseBlocks' answer for `text` from the fence lines alone, when the
+// text is plain enough for a top-level fence scan to be exact
+// (commonmark_top_level.cc says when and why); nullopt otherwise, which
+// says nothing about the text.
+std::optional<BlockStructure> TopLevelBlocks(absl::string_view text);
 
 }  // namespace internal
 }  // namespace text

@@ -1,9 +1,12 @@
 #include "core/text/commonmark.h"
 
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/text/commonmark_parser.h"
 #include "core/text/lines.h"
 #include "gtest/gtest.h"
 
@@ -159,6 +162,100 @@ TEST(Blocks, LinearOnDeepAndLongText) {
   EXPECT_EQ(deep.trusted_until, blanks.size());
   ASSERT_EQ(deep.fences.size(), 1u);
   EXPECT_TRUE(deep.fences[0].closed);
+}
+
+// ParseBlocks answers from the fence lines alone when
+// TopLevelBlocks answers; the full parser must agree on every such text.
+// Lines and pieces chosen so that both answers are common: fences at line
+// starts (closing, nested lengths, info strings with backticks), the
+// containers and blocks around them, and each thing the check refuses.
+TEST(Blocks, TopLevelScanAgreesWithTheParser) {
+  const std::vector<std::string> lines = {"```",
+                                          "```json",
+                                          "````",
+                                          "~~~",
+                                          "~~~~ x",
+                                          "``` a`b",
+                                          "```json `",
+                                          "text",
+                                          "- item",
+                                          "* item",
+                                          "1. item",
+                                          "2) item",
+                                          "> quote",
+                                          ">",
+                                          "    code",
+                                          "\tcode",
+                                          "  ```",
+                                          "- ```",
+                                          "> ```",
+                                          " ~~~",
+                                          "",
+                                          "   ",
+                                          "---",
+                                          "===",
+                                          "# h",
+                                          "<div>",
+                                          "<!-- c -->",
+                                          "- <p>",
+                                          "[a]: /u",
+                                          "- [x] done",
+                                          "[link](u)",
+                                          "x ``` y",
+                                          "{\"a\": 1}",
+                                          "- - - x",
+                                          "  - nested",
+                                          "      deeper",
+                                          "\xEF\xBB\xBF```",
+                                          std::string(50, ' ') + "x",
+                                          std::string(60, ' '),
+                                          std::string(70, '>'),
+                                          "1.2.3.4"};
+  const std::vector<std::string> endings = {"\n", "\n", "\n", "\r\n", "\r"};
+  std::mt19937 rng(20261127);
+  std::uniform_int_distribution<size_t> count(1, 14);
+  std::uniform_int_distribution<size_t> pick(0, lines.size() - 1);
+  std::uniform_int_distribution<size_t> ending(0, endings.size() - 1);
+  int simple = 0;
+  int with_fence = 0;
+  for (int n = 0; n < 60000; ++n) {
+    std::string text;
+    for (size_t k = count(rng); k > 0; --k) {
+      text += lines[pick(rng)] + endings[ending(rng)];
+    }
+    const std::optional<BlockStructure> top_level =
+        internal::TopLevelBlocks(text);
+    if (!top_level) continue;
+    ++simple;
+    const BlockStructure& scanned = *top_level;
+    const BlockStructure parsed = internal::Parser(text).Run();
+    if (!parsed.fences.empty()) ++with_fence;
+    ASSERT_EQ(Describe(text, scanned), Describe(text, parsed)) << text;
+    ASSERT_EQ(scanned.trusted_until, parsed.trusted_until) << text;
+    for (size_t i = 0; i < parsed.fences.size(); ++i) {
+      ASSERT_EQ(scanned.fences[i].opener_line, parsed.fences[i].opener_line);
+      ASSERT_EQ(scanned.fences[i].end, parsed.fences[i].end) << text;
+    }
+  }
+  // Both paths are taken often, and the simple one sees fences.
+  EXPECT_GT(simple, 6000);
+  EXPECT_LT(simple, 54000);
+  EXPECT_GT(with_fence, 3000);
+}
+
+// Each condition of TopLevelBlocks refuses a text whose structure
+// the top-level scan would get wrong.
+TEST(Blocks, TopLevelScanRefusesWhatItCannotRead) {
+  for (const std::string& text : std::vector<std::string>{
+           "- item\n  ```\n  1\n```\n",         // A fence inside an item.
+           "<div>\n```\n1\n```\n",              // An HTML block.
+           "\xEF\xBB\xBF<div>\n```\n1\n```\n",  // HTML after a BOM.
+           "[a]: /u\n---\n```\n1\n```\n",       // Link references.
+           "```\n1\n  ```\n",                   // An indented close.
+           std::string(60, '>') + " x\n```\n1\n```\n"}) {  // Deep.
+    EXPECT_FALSE(internal::TopLevelBlocks(text).has_value()) << text;
+  }
+  EXPECT_TRUE(internal::TopLevelBlocks("- a\n```json\n{}\n```\n").has_value());
 }
 
 }  // namespace

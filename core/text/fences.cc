@@ -1,5 +1,7 @@
 #include "core/text/fences.h"
 
+#include <utility>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "core/text/lines.h"
@@ -153,6 +155,34 @@ std::vector<Fence> FindFences(absl::string_view text) {
       continue;
     }
     pos = LineAt(text, pos).next;
+  }
+  return fences;
+}
+
+std::vector<Fence> FindFencesAmong(absl::string_view text,
+                                   const std::vector<size_t>& lines) {
+  std::vector<Fence> fences;
+  Fence open;
+  bool is_open = false;
+  for (const size_t begin : lines) {
+    const Line line = LineAt(text, begin);
+    if (!is_open) {
+      is_open = ParseOpener(line.text, &open);
+      open.begin = begin;
+      open.content_begin = line.next;
+    } else if (IsCloser(line.text, open)) {
+      open.content_end = begin;
+      open.end = line.next;
+      open.closed = true;
+      fences.push_back(std::move(open));
+      open = Fence();
+      is_open = false;
+    }
+  }
+  if (is_open) {
+    open.content_end = text.size();
+    open.end = text.size();
+    fences.push_back(std::move(open));
   }
   return fences;
 }

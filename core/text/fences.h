@@ -62,6 +62,12 @@ bool IsFenceOpenerLine(absl::string_view text, size_t line_begin);
 // another fence opener.
 std::vector<Fence> FindFences(absl::string_view text);
 
+// FindFences' answer, looking only at the lines starting at `lines`
+// (ascending line starts): equal to it when every line that opens or
+// closes a fence in `text` is among them.
+std::vector<Fence> FindFencesAmong(absl::string_view text,
+                                   const std::vector<size_t>& lines);
+
 // True when the last line of `text` is a proper prefix of a fence-like
 // line (see IsFenceLikeLine): one or two backticks or tildes after white
 // space and container markers. Output cut off there may have been opening
