@@ -81,6 +81,11 @@ started=$SECONDS
 clients=$(scripts/clients_test.sh)
 echo "clients: $clients ($((SECONDS - started)) s)" >&2
 add_counts "$clients"
+# The opt-in allocator (server/BUILD :allocator): the allocator test and
+# the server's end-to-end tests built with it (after the clients, which
+# use the default build's server).
+bazel_suite "mimalloc build" "" "//server:allocator_test //tests/integration:server_test //tests/deploy:rootfs_test" \
+  --define=toolgate_allocator=mimalloc
 if [ -z "${TOOLGATE_QUICK:-}" ]; then
   cache="$HOME/.cache"
   # The fuzz smoke below reuses this output base: the fuzz targets are

@@ -1,6 +1,7 @@
 // The allocator the binaries link (//server:allocator) really serves the
-// process: malloc and operator new both resolve to mimalloc and hand out
-// its memory.
+// process: built with --define=toolgate_allocator=mimalloc (scripts/test.sh
+// runs it so), malloc and operator new resolve to mimalloc and hand out its
+// memory; otherwise they are glibc's.
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -17,8 +18,8 @@
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
-#ifdef TOOLGATE_MIMALLOC
 // The file of the library that defines the process's `symbol`.
 std::string DefiningLibrary(const char* symbol) {
   void* address = dlsym(RTLD_DEFAULT, symbol);
@@ -29,12 +30,16 @@ std::string DefiningLibrary(const char* symbol) {
   }
   return info.dli_fname;
 }
-#endif
 
-TEST(AllocatorTest, MallocAndNewAreMimalloc) {
 #ifndef TOOLGATE_MIMALLOC
-  GTEST_SKIP() << "sanitizer build: the sanitizer's allocator serves it";
+TEST(AllocatorTest, DefaultBuildKeepsGlibcMalloc) {
+  // libc's, or a sanitizer's runtime (clang links it into the binary).
+  const std::string library = DefiningLibrary("malloc");
+  EXPECT_FALSE(library.empty());
+  EXPECT_THAT(library, Not(HasSubstr("mimalloc")));
+}
 #else
+TEST(AllocatorTest, MallocAndNewAreMimalloc) {
   EXPECT_THAT(DefiningLibrary("malloc"), HasSubstr("libmimalloc"));
   EXPECT_THAT(DefiningLibrary("free"), HasSubstr("libmimalloc"));
   EXPECT_THAT(DefiningLibrary("_Znwm"), HasSubstr("libmimalloc"));  // new
@@ -45,7 +50,7 @@ TEST(AllocatorTest, MallocAndNewAreMimalloc) {
   EXPECT_TRUE(mi_is_in_heap_region(text->data()));
   EXPECT_FALSE(mi_is_in_heap_region(&on_stack));
   std::free(block);
-#endif
 }
+#endif
 
 }  // namespace
