@@ -19,6 +19,10 @@
 // followed. From such a line on nothing is trusted (trusted_until), so
 // a check against this parse fails closed.
 //
+// A text whose fence lines all start at column 0, with no HTML, deep
+// nesting or link reference definitions, is answered from its fence lines
+// alone (commonmark_top_level.cc says why that is the same answer).
+//
 // Linear in the text size for a bounded nesting depth. Thread-safety: pure
 // functions.
 #ifndef TOOLGATE_CORE_TEXT_COMMONMARK_H_
