@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "core/gate/calls.h"
+#include "core/gate/plain_openai.h"
 #include "core/gate/unchecked_calls.h"
 
 namespace toolgate {
@@ -85,16 +86,7 @@ RawCall ReadOpenAICall(const Json& tc, const std::string& where,
       !StringField(*fn, "arguments", fwhere, true, &text, &call.error)) {
     return call;
   }
-  absl::StatusOr<Json> args = ParseStrictJson(text, limits);
-  if (!args.ok()) {
-    std::string code = JsonErrorCode(args.status());
-    if (code == kEmptyInput) code = "empty_arguments";
-    call.error = Error(code, JsonErrorPointer(args.status()),
-                       absl::StrCat("arguments string is not strict JSON: ",
-                                    args.status().message()));
-    return call;
-  }
-  SetArguments(*std::move(args), "", &call);
+  gate_internal::SetArgumentsFromText(text, limits, &call);
   return call;
 }
 
@@ -186,8 +178,24 @@ NativeShape DetectShape(const Json& doc) {
 
 }  // namespace
 
-RawCalls ReadNativeCalls(absl::string_view native_json,
-                         const JsonLimits& limits) {
+namespace gate_internal {
+
+void SetArgumentsFromText(absl::string_view text, const JsonLimits& limits,
+                          RawCall* call) {
+  absl::StatusOr<Json> args = ParseStrictJson(text, limits);
+  if (!args.ok()) {
+    std::string code = JsonErrorCode(args.status());
+    if (code == kEmptyInput) code = "empty_arguments";
+    call->error = Error(code, JsonErrorPointer(args.status()),
+                        absl::StrCat("arguments string is not strict JSON: ",
+                                     args.status().message()));
+    return;
+  }
+  SetArguments(*std::move(args), "", call);
+}
+
+RawCalls ReadNativeCallsGeneral(absl::string_view native_json,
+                                const JsonLimits& limits) {
   RawCalls out;
   absl::StatusOr<Json> doc = ParseStrictJson(native_json, limits);
   if (!doc.ok()) {
@@ -230,6 +238,17 @@ RawCalls ReadNativeCalls(absl::string_view native_json,
     out.error = Error("no_tool_call", "", "the output contains no tool call");
   }
   return out;
+}
+
+}  // namespace gate_internal
+
+RawCalls ReadNativeCalls(absl::string_view native_json,
+                         const JsonLimits& limits) {
+  if (std::optional<RawCalls> plain =
+          gate_internal::ReadPlainOpenAIMessage(native_json, limits)) {
+    return *std::move(plain);
+  }
+  return gate_internal::ReadNativeCallsGeneral(native_json, limits);
 }
 
 }  // namespace toolgate

@@ -14,13 +14,17 @@
 //    requires approval;
 //  * REJECT ⇒ at least one violation and a repair prompt; STOP ⇒ a reason;
 //  * STRICT reports no repairs;
-//  * stateless calls are pure: the same request decides the same again.
+//  * stateless calls are pure: the same request decides the same again;
+//  * native output the plain OpenAI reader answers for reads exactly as
+//    the general reader reads it (core/gate/plain_openai.h).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/engine/engine.h"
+#include "core/gate/plain_openai.h"
 #include "schemas/embedded_examples.h"
 #include "tests/fuzz/fuzz_support.h"
 
@@ -83,6 +87,30 @@ void CheckAllowed(const ValidateCallResponse& r, const Snapshot& snapshot,
              approval ? "requires" : "does not require");
 }
 
+void CheckPlainReader(absl::string_view output) {
+  const JsonLimits limits;
+  const std::optional<RawCalls> plain =
+      gate_internal::ReadPlainOpenAIMessage(output, limits);
+  if (!plain.has_value()) return;
+  const RawCalls general = gate_internal::ReadNativeCallsGeneral(output, limits);
+  FUZZ_CHECK(general.error.ok() && plain->error.ok(),
+             "the plain reader answered where the general one refuses (%s)",
+             general.error.code.c_str());
+  FUZZ_CHECK(plain->calls.size() == general.calls.size(),
+             "plain reader: %zu calls, general: %zu", plain->calls.size(),
+             general.calls.size());
+  for (size_t i = 0; i < general.calls.size(); ++i) {
+    const RawCall& a = plain->calls[i];
+    const RawCall& b = general.calls[i];
+    FUZZ_CHECK(a.id == b.id && a.name == b.name && a.source == b.source &&
+                   a.error.code == b.error.code &&
+                   a.error.pointer == b.error.pointer &&
+                   a.error.message == b.error.message &&
+                   (!a.error.ok() || a.arguments == b.arguments),
+               "call %zu: the plain reader reads it differently", i);
+  }
+}
+
 }  // namespace
 }  // namespace toolgate
 
@@ -95,6 +123,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   request.kind = (data[0] & 4) ? OutputKind::kNative : OutputKind::kText;
   request.syntax_repair = (data[0] & 8) != 0;
   request.output = fuzz::AsText(data + 1, size - 1);
+  if (request.kind == OutputKind::kNative) CheckPlainReader(request.output);
 
   const absl::StatusOr<ValidateCallResponse> r =
       f.engine.ValidateToolCall(request);
