@@ -119,6 +119,7 @@ class PlainReader {
         return true;
       }
       if (c == '\\') {
+        if (end_ - p_ < 2) return false;
         out->escaped = true;
         p_ += 2;
       } else if (c < 0x20) {
