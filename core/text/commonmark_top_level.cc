@@ -31,6 +31,7 @@
 // tests/commonmark holds ParseBlocks to cmark itself.
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <iterator>
 #include <optional>
@@ -50,6 +51,7 @@ namespace {
 
 constexpr size_t kNpos = absl::string_view::npos;
 constexpr int kLeadColumnsLimit = 48;
+constexpr uint64_t kEightSpaces = 0x2020202020202020ull;
 
 // The bytes of block quote and list item markers.
 bool IsMarkerByte(char c) {
@@ -94,14 +96,24 @@ bool HasReferenceColon(absl::string_view text) {
 // (b) and (c) for the line starting at `begin`. A line of white space only
 // opens nothing (reasoning, blanked to spaces, makes long ones).
 bool LineLeadIsPlain(absl::string_view text, size_t begin) {
-  int columns = 0;
+  size_t columns = 0;
   bool markers = false;
   size_t i = begin;
-  for (; i < text.size(); ++i) {
+  while (i < text.size()) {
     const char c = text[i];
     if (c == ' ') {
-      ++columns;
-    } else if (c == '\t') {
+      // Eight spaces at a time: blanked reasoning makes long runs.
+      const size_t run = i;
+      uint64_t word;
+      while (i + 8 <= text.size() &&
+             (std::memcpy(&word, text.data() + i, 8), word == kEightSpaces)) {
+        i += 8;
+      }
+      while (i < text.size() && text[i] == ' ') ++i;
+      columns += i - run;
+      continue;
+    }
+    if (c == '\t') {
       columns += kTabStop;
     } else if (IsMarkerByte(c)) {
       ++columns;
@@ -109,11 +121,13 @@ bool LineLeadIsPlain(absl::string_view text, size_t begin) {
     } else {
       break;
     }
+    ++i;
   }
+  const size_t limit = kLeadColumnsLimit;
   if (i == text.size() || IsLineEndChar(text[i])) {
-    return !markers || columns < kLeadColumnsLimit;
+    return !markers || columns < limit;
   }
-  return columns < kLeadColumnsLimit && text[i] != '<';
+  return columns < limit && text[i] != '<';
 }
 
 bool LinesLeadPlainly(absl::string_view text) {
