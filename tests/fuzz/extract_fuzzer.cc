@@ -12,13 +12,18 @@
 //  * an earlier valid call never stands in for a later broken one: a
 //    complete call placed before text that fails (other than for finding
 //    nothing) still fails, and before text that succeeds changes nothing
-//    about the calls read from it (they stay the last calls).
+//    about the calls read from it (they stay the last calls);
+//  * where CommonMark's fences are read from the fence lines alone
+//    (core/text/commonmark_top_level.cc), the full block parser reads the
+//    same fences and trusts the same extent.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 
 #include "core/extract/extract.h"
+#include "core/text/commonmark_parser.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace toolgate {
@@ -110,12 +115,33 @@ void CheckPolicy(absl::string_view text, RepairPolicy policy,
   }
 }
 
+void CheckTopLevelBlocks(absl::string_view text) {
+  const std::optional<text::BlockStructure> top =
+      text::internal::TopLevelBlocks(text);
+  if (!top.has_value()) return;
+  const text::BlockStructure parsed = text::internal::Parser(text).Run();
+  FUZZ_CHECK(top->trusted_until == parsed.trusted_until,
+             "fence-line reading trusts to %zu, the parser to %zu",
+             top->trusted_until, parsed.trusted_until);
+  FUZZ_CHECK(top->fences.size() == parsed.fences.size(),
+             "fence-line reading finds %zu fences, the parser %zu",
+             top->fences.size(), parsed.fences.size());
+  for (size_t i = 0; i < parsed.fences.size(); ++i) {
+    const text::CodeFence& a = top->fences[i];
+    const text::CodeFence& b = parsed.fences[i];
+    FUZZ_CHECK(a.opener_line == b.opener_line && a.end == b.end &&
+                   a.closed == b.closed && !b.in_block_quote && !b.in_list_item,
+               "fence %zu: fence-line reading differs from the parser", i);
+  }
+}
+
 }  // namespace
 }  // namespace toolgate
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace toolgate;  // NOLINT
   const absl::string_view text = fuzz::AsText(data, size);
+  CheckTopLevelBlocks(text);
   const ExtractionResult strict =
       extract::ExtractToolCalls(text, RepairPolicy::kStrict);
   const ExtractionResult repaired =
