@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "core/mesh/mcp_request.h"
 #include "server/convert.h"
+#include "server/envoy_authz_ask.h"
 #include "server/envoy_common.h"
 
 namespace toolgate {
@@ -20,21 +21,12 @@ using envoy::service::auth::v3::AttributeContext;
 using envoy::service::auth::v3::CheckRequest;
 using envoy::service::auth::v3::CheckResponse;
 using mesh::RpcError;
+using authz_internal::Ask;
+using authz_internal::ReadAsk;
+using authz_internal::ResolveSnapshot;
 
 constexpr int kPermissionDenied = 7;  // google.rpc.Code
 
-// What one request asks for, read from Envoy's attributes.
-struct Ask {
-  Headers headers;
-  std::string method;
-  std::string path;
-  std::string body;
-  bool rest = false;
-  std::string tool_path;
-  std::string snapshot_id;  // Resolved.
-  std::string run_id;
-  std::string run_token;
-};
 
 // What was decided so far: allowed calls' audit ids, or the deny.
 struct Outcome {
@@ -90,50 +82,6 @@ Outcome Deny(const Json& id, const RpcError& error, int http_status = 200) {
   return o;
 }
 
-Ask ReadAsk(const AttributeContext::HttpRequest& http) {
-  Ask ask;
-  for (const auto& [name, value] : http.headers()) {
-    ask.headers[absl::AsciiStrToLower(name)] = value;
-  }
-  AddHeaders(http.header_map(), &ask.headers);
-  ask.method =
-      http.method().empty() ? HeaderOr(ask.headers, ":method") : http.method();
-  ask.path = http.path().empty() ? HeaderOr(ask.headers, ":path") : http.path();
-  ask.body = http.raw_body().empty() ? http.body() : http.raw_body();
-  ask.run_id = HeaderOr(ask.headers, kRunIdHeader);
-  ask.run_token = HeaderOr(ask.headers, kRunTokenHeader);
-  return ask;
-}
-
-// The route's snapshot (by id or name) wins; a client's x-toolgate-snapshot
-// is read only where the route names none, and must then agree. With
-// neither, a run's pinned snapshot is used ("": the engine resolves it);
-// with no run either, there is no snapshot: a deny.
-absl::StatusOr<std::string> ResolveSnapshot(Engine* engine,
-                                            const CheckRequest& request,
-                                            const Ask& ask) {
-  const auto& ctx = request.attributes().context_extensions();
-  auto route = ctx.find(std::string(kSnapshotSetting));
-  const std::string header = HeaderOr(ask.headers, kSnapshotHeader);
-  std::string ref = route != ctx.end() ? route->second : header;
-  if (ref.empty() && !ask.run_id.empty()) return std::string();
-  if (ref.empty()) {
-    return absl::InvalidArgumentError(
-        "no snapshot: the route sets none (toolgate_snapshot) and the request "
-        "names neither a run nor a snapshot (x-toolgate-snapshot)");
-  }
-  auto snapshot = engine->GetSnapshot(ref, "");
-  if (!snapshot.ok()) snapshot = engine->GetSnapshot("", ref);
-  if (!snapshot.ok()) {
-    return absl::NotFoundError("unknown snapshot \"" + ref + "\"");
-  }
-  if (route != ctx.end() && !header.empty() && header != ref &&
-      header != (*snapshot)->id()) {
-    return absl::InvalidArgumentError(
-        "x-toolgate-snapshot is not the route's snapshot");
-  }
-  return (*snapshot)->id();
-}
 
 // One call through the pipeline; an error value unless ALLOW, with its
 // label in `*label`.
