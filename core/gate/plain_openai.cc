@@ -1,6 +1,5 @@
 #include "core/gate/plain_openai.h"
 
-#include <array>
 #include <cstddef>
 #include <cstring>
 #include <optional>
@@ -11,27 +10,21 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
 #include "core/gate/unchecked_calls.h"
-#include "core/json/utf8.h"
+#include "core/json/strict_json_scan_internal.h"
 
 namespace toolgate {
 namespace gate_internal {
 namespace {
 
-// Top-level members that name a call or its arguments: the general reader
-// decides what they mean (a second shape, an unchecked call).
-constexpr absl::string_view kCallKeys[] = {
-    "name", "arguments", "input", "args", "parameters", "function_call"};
-
-// Bytes that end a run of plain string content: the quote, a backslash,
-// control characters and non-ASCII bytes (checked as UTF-8).
-constexpr std::array<bool, 256> MakeStringStop() {
-  std::array<bool, 256> stop{};
-  for (int c = 0; c < 256; ++c) {
-    stop[c] = c < 0x20 || c >= 0x80 || c == '"' || c == '\\';
+// Whether a top-level member names a call or its arguments: the general
+// reader decides what those mean (a second shape, an unchecked call).
+bool IsCallKey(absl::string_view key) {
+  if (key == "name" || key == "function_call") return true;
+  for (absl::string_view arguments : kArgumentKeys) {
+    if (key == arguments) return true;
   }
-  return stop;
+  return false;
 }
-constexpr std::array<bool, 256> kStringStop = MakeStringStop();
 
 // Deepest nesting of the plain shape: message, tool_calls, call, function.
 constexpr int kPlainDepth = 4;
@@ -110,7 +103,7 @@ class PlainReader {
     if (!Take('"')) return false;
     const char* begin = p_;
     while (p_ < end_) {
-      while (p_ < end_ && !kStringStop[static_cast<unsigned char>(*p_)]) ++p_;
+      p_ = json_internal::SkipPlainStringBytes(p_, end_);
       if (p_ == end_) break;
       const unsigned char c = static_cast<unsigned char>(*p_);
       if (c == '"') {
@@ -125,7 +118,7 @@ class PlainReader {
       } else if (c < 0x20) {
         return false;
       } else {
-        const size_t n = Utf8SequenceLength(p_, end_);
+        const size_t n = json_internal::Utf8Length(p_, end_);
         if (n == 0) return false;
         p_ += n;
       }
@@ -157,9 +150,7 @@ class PlainReader {
   }
 
   bool TopMember(absl::string_view key) {
-    for (absl::string_view call_key : kCallKeys) {
-      if (key == call_key) return false;
-    }
+    if (IsCallKey(key)) return false;
     if (key == "tool_calls") return ToolCalls();
     if (key == "content") {
       if (Peek('"')) {
@@ -215,14 +206,14 @@ class PlainReader {
 
 // The string a token stands for; false when its escapes are not strict
 // JSON (the general reader then reports that).
-bool Decode(const Token& token, std::string* out) {
+bool Decode(const Token& token, const JsonLimits& limits, std::string* out) {
   if (!token.escaped) {
     out->assign(token.raw.data(), token.raw.size());
     return true;
   }
   // The token with its quotes, read by the strict parser.
   const absl::string_view quoted(token.raw.data() - 1, token.raw.size() + 2);
-  absl::StatusOr<Json> value = ParseStrictJson(quoted);
+  absl::StatusOr<Json> value = ParseStrictJson(quoted, limits);
   if (!value.ok() || !value->is_string()) return false;
   *out = std::move(value->get_ref<std::string&>());
   return true;
@@ -248,11 +239,11 @@ std::optional<RawCalls> ReadPlainOpenAIMessage(absl::string_view text,
   if (!reader.Read()) return std::nullopt;
   std::string scratch;
   for (const Token& token : reader.unread_escaped()) {
-    if (!Decode(token, &scratch)) return std::nullopt;
+    if (!Decode(token, limits, &scratch)) return std::nullopt;
   }
   if (reader.content().has_value()) {
     std::string what;
-    if (!Decode(*reader.content(), &scratch) ||
+    if (!Decode(*reader.content(), limits, &scratch) ||
         TextLooksLikeCall(scratch, &what)) {
       return std::nullopt;
     }
@@ -264,10 +255,10 @@ std::optional<RawCalls> ReadPlainOpenAIMessage(absl::string_view text,
     RawCall call;
     call.source = "openai_tool_calls";
     std::string arguments;
-    if ((plain.has_id && !Decode(plain.id, &call.id)) ||
-        !Decode(plain.type, &type) || type != "function" ||
-        !Decode(plain.name, &call.name) ||
-        !Decode(plain.arguments, &arguments)) {
+    if ((plain.has_id && !Decode(plain.id, limits, &call.id)) ||
+        !Decode(plain.type, limits, &type) || type != "function" ||
+        !Decode(plain.name, limits, &call.name) ||
+        !Decode(plain.arguments, limits, &arguments)) {
       return std::nullopt;
     }
     SetArgumentsFromText(arguments, limits, &call);

@@ -163,7 +163,9 @@ void ExpectSame(const RawCalls& plain, const RawCalls& general,
     EXPECT_EQ(a.error.code, b.error.code) << text;
     EXPECT_EQ(a.error.pointer, b.error.pointer) << text;
     EXPECT_EQ(a.error.message, b.error.message) << text;
-    if (a.error.ok()) EXPECT_EQ(a.arguments, b.arguments) << text;
+    if (a.error.ok()) {
+      EXPECT_EQ(a.arguments, b.arguments) << text;
+    }
     EXPECT_EQ(a.candidates_seen, b.candidates_seen);
     EXPECT_TRUE(a.repairs.empty() && a.coercions.empty() &&
                 a.sanitizations.empty());

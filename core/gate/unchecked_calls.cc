@@ -13,12 +13,6 @@ namespace toolgate {
 namespace gate_internal {
 namespace {
 
-// Members that hold a call's arguments in one format or another: OpenAI's
-// and MCP's "arguments", Anthropic's "input", Gemini's "args", the
-// "parameters" of Llama's and Cohere's JSON calls.
-constexpr absl::string_view kArgumentKeys[] = {"arguments", "input", "args",
-                                               "parameters"};
-
 bool HasArgumentKey(const Json& object) {
   for (absl::string_view key : kArgumentKeys) {
     if (object.contains(std::string(key))) return true;

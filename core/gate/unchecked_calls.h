@@ -33,6 +33,12 @@ enum class NativeShape {
   kAmbiguous,      // Two of the above at once.
 };
 
+// Members that hold a call's arguments in one format or another: OpenAI's
+// and MCP's "arguments", Anthropic's "input", Gemini's "args", the
+// "parameters" of Llama's and Cohere's JSON calls.
+inline constexpr absl::string_view kArgumentKeys[] = {"arguments", "input",
+                                                      "args", "parameters"};
+
 // The first thing in `doc`, read as `shape`, that could be a call but would
 // not be read and checked, as an ambiguous_output error naming where it is;
 // nullopt when every call-like part of `doc` is one that is read. `shape` is
