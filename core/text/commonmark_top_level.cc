@@ -59,6 +59,12 @@ bool IsMarkerByte(char c) {
          (c >= '0' && c <= '9');
 }
 
+bool EightSpacesAt(const char* p) {
+  uint64_t word;
+  std::memcpy(&word, p, 8);
+  return word == kEightSpaces;
+}
+
 // (a) for `c`: appends the line start of each run of three or more `c`;
 // false when one does not start a line.
 bool RunsStartLines(absl::string_view text, char c,
@@ -104,11 +110,7 @@ bool LineLeadIsPlain(absl::string_view text, size_t begin) {
     if (c == ' ') {
       // Eight spaces at a time: blanked reasoning makes long runs.
       const size_t run = i;
-      uint64_t word;
-      while (i + 8 <= text.size() &&
-             (std::memcpy(&word, text.data() + i, 8), word == kEightSpaces)) {
-        i += 8;
-      }
+      while (i + 8 <= text.size() && EightSpacesAt(text.data() + i)) i += 8;
       while (i < text.size() && text[i] == ' ') ++i;
       columns += i - run;
       continue;
