@@ -4,7 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "core/gate/calls.h"
-#include "core/gate/plain_openai.h"
+#include "core/gate/plain_native.h"
 #include "core/gate/unchecked_calls.h"
 
 namespace toolgate {
@@ -245,7 +245,7 @@ RawCalls ReadNativeCallsGeneral(absl::string_view native_json,
 RawCalls ReadNativeCalls(absl::string_view native_json,
                          const JsonLimits& limits) {
   if (std::optional<RawCalls> plain =
-          gate_internal::ReadPlainOpenAIMessage(native_json, limits)) {
+          gate_internal::ReadPlainNative(native_json, limits)) {
     return *std::move(plain);
   }
   return gate_internal::ReadNativeCallsGeneral(native_json, limits);

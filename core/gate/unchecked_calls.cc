@@ -20,13 +20,6 @@ bool HasArgumentKey(const Json& object) {
   return false;
 }
 
-// Content blocks that never carry a call: text (its text is checked apart)
-// and reasoning or refusals, which no runtime executes.
-bool IsInertBlockType(absl::string_view type) {
-  return type == "text" || type == "thinking" || type == "redacted_thinking" ||
-         type == "refusal";
-}
-
 // A string from the output, for a message: JSON-quoted with non-ASCII
 // escaped (a type "tool_use\u200b" must not look like "tool_use"), cut.
 std::string Shown(const std::string& s) {
@@ -202,6 +195,11 @@ std::optional<ReadError> CheckContent(const Json& doc, NativeShape shape) {
 }
 
 }  // namespace
+
+bool IsInertBlockType(absl::string_view type) {
+  return type == "text" || type == "thinking" || type == "redacted_thinking" ||
+         type == "refusal";
+}
 
 std::optional<ReadError> FindUncheckedCall(const Json& doc, NativeShape shape) {
   if (doc.is_object()) {

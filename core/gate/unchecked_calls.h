@@ -39,6 +39,10 @@ enum class NativeShape {
 inline constexpr absl::string_view kArgumentKeys[] = {"arguments", "input",
                                                       "args", "parameters"};
 
+// Content blocks that never carry a call: text (its text is checked apart)
+// and reasoning or refusals, which no runtime executes.
+bool IsInertBlockType(absl::string_view type);
+
 // The first thing in `doc`, read as `shape`, that could be a call but would
 // not be read and checked, as an ambiguous_output error naming where it is;
 // nullopt when every call-like part of `doc` is one that is read. `shape` is

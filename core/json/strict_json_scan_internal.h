@@ -2,7 +2,7 @@
 // (strict_json_parser_internal.h): string runs, UTF-8, hex escapes and the
 // rare number conversion std::from_chars cannot do. Hot helpers are inline.
 //
-// Not part of the public API (core/json, and core/gate/plain_openai.cc,
+// Not part of the public API (core/json, and core/gate/plain_scanner.cc,
 // which scans strings with the same primitives).
 #ifndef TOOLGATE_CORE_JSON_STRICT_JSON_SCAN_INTERNAL_H_
 #define TOOLGATE_CORE_JSON_STRICT_JSON_SCAN_INTERNAL_H_

@@ -15,8 +15,8 @@
 //  * REJECT ⇒ at least one violation and a repair prompt; STOP ⇒ a reason;
 //  * STRICT reports no repairs;
 //  * stateless calls are pure: the same request decides the same again;
-//  * native output the plain OpenAI reader answers for reads exactly as
-//    the general reader reads it (core/gate/plain_openai.h).
+//  * native output a plain reader (OpenAI, Anthropic, MCP) answers for
+//    reads exactly as the general reader reads it (core/gate/plain_native.h).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -24,7 +24,7 @@
 #include <string>
 
 #include "core/engine/engine.h"
-#include "core/gate/plain_openai.h"
+#include "core/gate/plain_native.h"
 #include "schemas/embedded_examples.h"
 #include "tests/fuzz/fuzz_support.h"
 
@@ -90,7 +90,7 @@ void CheckAllowed(const ValidateCallResponse& r, const Snapshot& snapshot,
 void CheckPlainReader(absl::string_view output) {
   const JsonLimits limits;
   const std::optional<RawCalls> plain =
-      gate_internal::ReadPlainOpenAIMessage(output, limits);
+      gate_internal::ReadPlainNative(output, limits);
   if (!plain.has_value()) return;
   const RawCalls general = gate_internal::ReadNativeCallsGeneral(output, limits);
   FUZZ_CHECK(general.error.ok() && plain->error.ok(),
