@@ -23,8 +23,8 @@
 // arguments is parsed strictly on its own under the depth left for it.
 // Anything else, or any doubt, returns nullopt: the caller then reads the
 // output the general way, which decides it, so no output is decided here
-// that the general reader would decide differently (plain_native_test and
-// call_gate_fuzzer hold them equal).
+// that the general reader would decide differently (plain_openai_test,
+// plain_anthropic_mcp_test and call_gate_fuzzer hold them equal).
 //
 // Thread-safety: pure functions.
 #ifndef TOOLGATE_CORE_GATE_PLAIN_NATIVE_H_
