@@ -27,19 +27,6 @@ bool ParseArgumentsAt(absl::string_view span, int depth,
   return true;
 }
 
-// Whether a token's escapes, if any, are strict JSON.
-bool Valid(const Token& token, const JsonLimits& limits) {
-  std::string unused;
-  return !token.escaped || Decode(token, limits, &unused);
-}
-
-bool AllValid(const std::vector<Token>& tokens, const JsonLimits& limits) {
-  for (const Token& token : tokens) {
-    if (!Valid(token, limits)) return false;
-  }
-  return true;
-}
-
 struct Block {
   std::optional<Token> type, id, name, text;
   absl::string_view input;  // Empty when absent.
@@ -57,10 +44,8 @@ class AnthropicReader {
            scan_.AtEnd() && !blocks_.empty();
   }
 
+  const PlainScanner& scan() const { return scan_; }
   const std::vector<Block>& blocks() const { return blocks_; }
-  const std::vector<Token>& unread_escaped() const {
-    return scan_.unread_escaped();
-  }
 
  private:
   bool TopMember(absl::string_view key) {
@@ -101,20 +86,19 @@ class AnthropicReader {
 bool InertBlock(const Block& b, absl::string_view type,
                 const JsonLimits& limits) {
   if (!IsInertBlockType(type) || b.name.has_value() || !b.input.empty() ||
-      (b.id.has_value() && !Valid(*b.id, limits))) {
+      (b.id.has_value() && !EscapesValid(*b.id, limits))) {
     return false;
   }
   if (!b.text.has_value()) return true;
-  std::string text, what;
-  if (!Decode(*b.text, limits, &text)) return false;
-  return type != "text" || !TextLooksLikeCall(text, &what);
+  return type == "text" ? TextIsInert(*b.text, limits)
+                        : EscapesValid(*b.text, limits);
 }
 
 // A tool_use block as ReadAnthropic reads it, when it reads it cleanly.
 bool ToolUse(const Block& b, const JsonLimits& limits, RawCall* call) {
   call->source = "anthropic_tool_use";
   return b.name.has_value() && !b.input.empty() &&
-         (!b.text.has_value() || Valid(*b.text, limits)) &&
+         (!b.text.has_value() || EscapesValid(*b.text, limits)) &&
          (!b.id.has_value() || Decode(*b.id, limits, &call->id)) &&
          Decode(*b.name, limits, &call->name) &&
          ParseArgumentsAt(b.input, b.input_depth, limits, call);
@@ -130,12 +114,10 @@ class McpReader {
            scan_.AtEnd() && name_.has_value() && !arguments_.empty();
   }
 
+  const PlainScanner& scan() const { return scan_; }
   const Token& name() const { return *name_; }
   absl::string_view arguments() const { return arguments_; }
   int arguments_depth() const { return arguments_depth_; }
-  const std::vector<Token>& unread_escaped() const {
-    return scan_.unread_escaped();
-  }
 
  private:
   bool TopMember(absl::string_view key) {
@@ -162,14 +144,12 @@ class McpReader {
 
 std::optional<RawCalls> ReadPlainAnthropicMessage(absl::string_view text,
                                                   const JsonLimits& limits) {
-  if (text.empty() || text.size() > limits.max_bytes) return std::nullopt;
-  AnthropicReader reader(text, limits.max_depth);
-  if (!reader.Read() || !AllValid(reader.unread_escaped(), limits)) {
-    return std::nullopt;
-  }
+  const std::optional<AnthropicReader> reader =
+      ReadPlain<AnthropicReader>(text, limits);
+  if (!reader.has_value()) return std::nullopt;
   RawCalls out;
   std::string type;
-  for (const Block& b : reader.blocks()) {
+  for (const Block& b : reader->blocks()) {
     if (!Decode(*b.type, limits, &type)) return std::nullopt;
     if (type != "tool_use") {
       if (!InertBlock(b, type, limits)) return std::nullopt;
@@ -185,15 +165,11 @@ std::optional<RawCalls> ReadPlainAnthropicMessage(absl::string_view text,
 
 std::optional<RawCalls> ReadPlainMcpParams(absl::string_view text,
                                            const JsonLimits& limits) {
-  if (text.empty() || text.size() > limits.max_bytes) return std::nullopt;
-  McpReader reader(text, limits.max_depth);
-  if (!reader.Read() || !AllValid(reader.unread_escaped(), limits)) {
-    return std::nullopt;
-  }
+  const std::optional<McpReader> reader = ReadPlain<McpReader>(text, limits);
   RawCall call;
   call.source = "mcp_call";
-  if (!Decode(reader.name(), limits, &call.name) ||
-      !ParseArgumentsAt(reader.arguments(), reader.arguments_depth(), limits,
+  if (!reader.has_value() || !Decode(reader->name(), limits, &call.name) ||
+      !ParseArgumentsAt(reader->arguments(), reader->arguments_depth(), limits,
                         &call)) {
     return std::nullopt;
   }

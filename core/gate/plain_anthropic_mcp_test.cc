@@ -55,9 +55,16 @@ class AnthropicMaker : public Maker {
     std::vector<std::string> blocks;
     if (Chance(0.7)) blocks.push_back(TextBlock());
     if (Chance(0.15)) {
-      blocks.push_back(Object({Member("type", R"("thinking")"),
-                               Member("thinking", R"("first, search")"),
-                               Member("signature", R"("c2lnbmF0dXJl")")}));
+      std::vector<std::string> thinking = {
+          Member("type", R"("thinking")"),
+          Member("thinking", R"("first, search")"),
+          Member("signature", R"("c2lnbmF0dXJl")")};
+      // A "text" member is only read in text blocks, yet must be strict.
+      if (Chance(0.3)) {
+        thinking.push_back(
+            Member("text", Pick({R"("<tool_call>")", R"("bad \q")"})));
+      }
+      blocks.push_back(Object(thinking));
     }
     for (size_t n = Index(3) + (Chance(0.9) ? 1 : 0); n > 0; --n) {
       blocks.push_back(ToolUse());

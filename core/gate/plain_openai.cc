@@ -30,11 +30,9 @@ class OpenAIReader {
            scan_.AtEnd() && !calls_.empty();
   }
 
+  const PlainScanner& scan() const { return scan_; }
   const std::vector<PlainCall>& calls() const { return calls_; }
   const std::optional<Token>& content() const { return content_; }
-  const std::vector<Token>& unread_escaped() const {
-    return scan_.unread_escaped();
-  }
 
  private:
   bool TopMember(absl::string_view key) {
@@ -103,24 +101,16 @@ bool HasKey(absl::string_view text, absl::string_view quoted_key) {
 
 std::optional<RawCalls> ReadPlainOpenAIMessage(absl::string_view text,
                                                const JsonLimits& limits) {
-  if (text.empty() || text.size() > limits.max_bytes) return std::nullopt;
-  OpenAIReader reader(text, limits.max_depth);
-  if (!reader.Read()) return std::nullopt;
-  std::string scratch;
-  for (const Token& token : reader.unread_escaped()) {
-    if (!Decode(token, limits, &scratch)) return std::nullopt;
-  }
-  if (reader.content().has_value()) {
-    std::string what;
-    if (!Decode(*reader.content(), limits, &scratch) ||
-        TextLooksLikeCall(scratch, &what)) {
-      return std::nullopt;
-    }
+  const std::optional<OpenAIReader> reader =
+      ReadPlain<OpenAIReader>(text, limits);
+  if (!reader.has_value() || (reader->content().has_value() &&
+                              !TextIsInert(*reader->content(), limits))) {
+    return std::nullopt;
   }
   RawCalls out;
-  out.calls.reserve(reader.calls().size());
+  out.calls.reserve(reader->calls().size());
   std::string type;
-  for (const PlainCall& plain : reader.calls()) {
+  for (const PlainCall& plain : reader->calls()) {
     RawCall call;
     call.source = "openai_tool_calls";
     std::string arguments;

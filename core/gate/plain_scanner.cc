@@ -32,6 +32,26 @@ bool Decode(const Token& token, const JsonLimits& limits, std::string* out) {
   return true;
 }
 
+bool EscapesValid(const Token& token, const JsonLimits& limits) {
+  std::string unused;
+  return !token.escaped || Decode(token, limits, &unused);
+}
+
+bool TextIsInert(const Token& text, const JsonLimits& limits) {
+  std::string decoded, what;
+  if (text.escaped && !Decode(text, limits, &decoded)) return false;
+  const absl::string_view value =
+      text.escaped ? absl::string_view(decoded) : text.raw;
+  return !TextLooksLikeCall(value, &what);
+}
+
+bool PlainScanner::UnreadEscapesValid(const JsonLimits& limits) const {
+  for (const Token& token : unread_escaped_) {
+    if (!EscapesValid(token, limits)) return false;
+  }
+  return true;
+}
+
 bool PlainScanner::String(Token* out) {
   if (!Take('"')) return false;
   const char* begin = p_;

@@ -15,7 +15,9 @@
 #ifndef TOOLGATE_CORE_GATE_PLAIN_SCANNER_H_
 #define TOOLGATE_CORE_GATE_PLAIN_SCANNER_H_
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -39,6 +41,14 @@ bool IsCallKey(absl::string_view key);
 // The string a token stands for; false when its escapes are not strict
 // JSON (the general reader then reports that).
 bool Decode(const Token& token, const JsonLimits& limits, std::string* out);
+
+// Whether a token's escapes, if any, are strict JSON.
+bool EscapesValid(const Token& token, const JsonLimits& limits);
+
+// Whether message text (OpenAI content, an Anthropic text block) is valid
+// and does not look like a call (TextLooksLikeCall), which the general
+// reader refuses.
+bool TextIsInert(const Token& text, const JsonLimits& limits);
 
 class PlainScanner {
  public:
@@ -117,9 +127,8 @@ class PlainScanner {
   // at (1 for the top level).
   bool ObjectSpan(absl::string_view* span, int* depth);
 
-  // Escaped strings that InertValue passed: their escapes must still be
-  // strict JSON.
-  const std::vector<Token>& unread_escaped() const { return unread_escaped_; }
+  // Whether the escaped strings InertValue passed are strict JSON.
+  bool UnreadEscapesValid(const JsonLimits& limits) const;
 
  private:
   void SkipWhitespace() {
@@ -138,6 +147,21 @@ class PlainScanner {
   int depth_ = 0;
   std::vector<Token> unread_escaped_;
 };
+
+// A `Reader` (built from the text and the depth limit, with Read() and a
+// scan() returning its PlainScanner) that has read all of `text`, with
+// every escape strict; nullopt when the text is empty or over the size
+// limit, or the reader refuses it.
+template <typename Reader>
+std::optional<Reader> ReadPlain(absl::string_view text,
+                                const JsonLimits& limits) {
+  if (text.empty() || text.size() > limits.max_bytes) return std::nullopt;
+  std::optional<Reader> reader(std::in_place, text, limits.max_depth);
+  if (!reader->Read() || !reader->scan().UnreadEscapesValid(limits)) {
+    return std::nullopt;
+  }
+  return reader;
+}
 
 }  // namespace gate_internal
 }  // namespace toolgate
