@@ -1,4 +1,4 @@
-// toolgate: the sidecar. See README.md ("Operating toolgate").
+// toolgate: the sidecar. See docs/operating.md.
 #include <signal.h>
 #include <unistd.h>
 

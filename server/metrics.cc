@@ -31,7 +31,7 @@ constexpr std::array<const char*, 17> kGrpcCodes = {"OK",
                                                     "DATA_LOSS",
                                                     "UNAUTHENTICATED"};
 
-// Violation codes of README "Violation codes", "ValidateToolOutput" and
+// Violation codes of docs/contract.md "Violation codes", "ValidateToolOutput" and
 // "ExtractVerdict": the closed set a label may take.
 const absl::flat_hash_set<std::string>& KnownCodes() {
   static const auto* codes = new absl::flat_hash_set<std::string>{
