@@ -76,7 +76,12 @@ class ExtProcSession {
   void ReadRequestBody();
   // The answer of a tool call, checked: nullopt when VALID.
   std::optional<mesh::RpcError> CheckAnswer();
-  Response Reject(const mesh::RpcError& error);
+  // body_too_large when `held` + `more` bytes pass --max_input_bytes.
+  std::optional<mesh::RpcError> TooLarge(absl::string_view what, size_t held,
+                                         size_t more) const;
+  Response Reject(const mesh::RpcError& error,
+                  envoy::type::v3::StatusCode status =
+                      envoy::type::v3::BadGateway);
 
   Engine* const engine_;
   RunGrants* const grants_;
