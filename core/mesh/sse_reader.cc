@@ -65,8 +65,8 @@ absl::StatusOr<std::vector<std::string>> ReadSseEvents(absl::string_view body) {
   }
   std::vector<std::string> events;
   std::string data;
-  bool has_data = false;
   bool has_fields = false;  // Since the last blank line.
+  bool has_data = false;
   size_t offset = 0;
   while (offset < body.size()) {
     const size_t start = offset;
@@ -75,11 +75,11 @@ absl::StatusOr<std::vector<std::string>> ReadSseEvents(absl::string_view body) {
     offset = newline + 1;
     absl::ConsumeSuffix(&line, "\r");
     if (line.empty()) {
-      if (has_fields && !has_data) return Refuse("an event without data", start);
-      if (has_data && data.empty()) return Refuse("an event with empty data", start);
-      if (has_data) events.push_back(std::move(data));
+      // No data, or empty data: no message in any client (some skip the
+      // event, some fail on it and read on).
+      if (!data.empty()) events.push_back(std::move(data));
       data.clear();
-      has_data = has_fields = false;
+      has_fields = has_data = false;
       continue;
     }
     if (line[0] == ':') continue;  // A comment.
@@ -94,12 +94,16 @@ absl::StatusOr<std::vector<std::string>> ReadSseEvents(absl::string_view body) {
       data.append(value.data(), value.size());
       has_data = true;
     } else if (field == "event") {
-      if (value != "message") return Refuse("an event type other than message", start);
+      if (value != "message") {
+        return Refuse("an event type other than message", start);
+      }
     } else if (field != "id" && field != "retry") {
       return Refuse("a field other than data, event, id and retry", start);
     }
   }
-  if (has_fields) return Refuse("a last event without its blank line", body.size());
+  if (has_fields) {
+    return Refuse("a last event without its blank line", body.size());
+  }
   return events;
 }
 

@@ -16,10 +16,12 @@
 //  * lines are comments (":..."), blank lines, or the fields data, id,
 //    retry and event; an event field says "message" (the only events MCP
 //    clients hand on); any other field is refused;
-//  * each event (the field lines up to a blank line) has data, the data
-//    is not empty, and the last event is closed by a blank line.
+//  * the last event (field lines up to a blank line) is closed by a blank
+//    line.
 // The data lines of an event are joined by "\n", one leading space of a
-// value is dropped, exactly as in the WHATWG parser.
+// value is dropped, exactly as in the WHATWG parser. An event without data
+// or with empty data holds no message for any client (some skip it, some
+// fail on it and read on) and is skipped.
 //
 // Thread-safety: a pure function.
 #ifndef TOOLGATE_CORE_MESH_SSE_READER_H_
