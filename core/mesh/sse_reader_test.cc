@@ -47,6 +47,7 @@ TEST(ReadSseEvents, RefusesWhatAnyClientReadsOtherwise) {
     std::string body;
     const char* why;
   } cases[] = {
+      // clang-format off
       // WHATWG/eventsource-parser drop the BOM and read EVIL; httpx reads GOOD.
       {"\xEF\xBB\xBF" "data: EVIL\n\ndata: GOOD\n\n", "U+FEFF"},
       {"data: GOOD\n\n\xEF\xBB\xBF" "data: EVIL\n\n", "U+FEFF"},
@@ -86,6 +87,7 @@ TEST(ReadSseEvents, RefusesWhatAnyClientReadsOtherwise) {
       {"data : x\n\n", "a field other than"},
       {" data: x\n\n", "a field other than"},
       {"foo: x\ndata: y\n\n", "a field other than"},
+      // clang-format on
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.body);

@@ -73,7 +73,10 @@ TEST(FindToolResponse, RefusesAnythingElseWithAReason) {
        "data: {\"method\":\"notifications/x\"}\n\ndata: " + ok + "\n\n",
        "unexpected_message"},
       // Bodies some client reads otherwise (sse_reader.h).
-      {"text/event-stream", "\xEF\xBB\xBF" "data: " + ok + "\n\n",
+      {"text/event-stream",
+       "\xEF\xBB\xBF"
+       "data: " +
+           ok + "\n\n",
        "unreadable_response"},
       {"text/event-stream", "data: " + ok + "\n", "unreadable_response"},
       {"text/event-stream", "event: x\ndata: " + ok + "\n\n",
