@@ -141,6 +141,9 @@ ProcessingResponse ExtProcSession::OnResponseHeaders(
         Fault("the request body was not sent to toolgate "
               "(request_body_mode must be BUFFERED)"));
   }
+  // A request without a body (GET, DELETE) is a call only if ext_authz
+  // named a tool.
+  if (!request_body_done_) ReadRequestBody();
   if (unchecked_batch_) {
     return Reject(mesh::DeniedError(
         "batch_not_checked", "answers to batched tool calls are not checked"));

@@ -171,6 +171,25 @@ class RestLookalikes(Base):
                     headers, json.dumps(body), status, content_type, text),
                     -32042, reason)
 
+    def test_bodiless_requests(self):
+        # A tool named without a body is still a call; an MCP session's
+        # DELETE (nothing named) goes on.
+        for method, tool, passes in [("GET", "lookup", False),
+                                     ("DELETE", "", True)]:
+            with self.subTest(method):
+                stream = h.ExtProcStream(self.server.ext_proc)
+                stream.request_headers({":method": method,
+                                        "x-toolgate-snapshot": self.snapshot,
+                                        "x-toolgate-tool": tool})
+                stream.response_headers({":status": "500",
+                                         "content-type": "text/html"})
+                reply = stream.response_body(INJECTED_500)
+                stream.close()
+                if passes:
+                    self.assertTrue(reply.HasField("response_body"), reply)
+                else:
+                    self.assert_refused(reply, -32043)
+
     def test_mcp_lifecycle_answers_still_pass(self):
         body = {"jsonrpc": "2.0", "id": "c1", "method": "ping"}
         headers = self.allowed_headers(body, "/mcp", ROUTE)
