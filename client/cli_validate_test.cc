@@ -255,7 +255,7 @@ std::vector<CliCase> ValidateCases() {
       {.name = "MissingFile",
        .args = {"validate", "--native", "{tmp}/absent.json"},
        .exit_code = 2,
-       .err_has = "cannot open",
+       .err_has = "absent.json: cannot read",
        .check = NoCall("ValidateToolCall")},
   };
 }

@@ -181,7 +181,7 @@ TEST(AuditReplayTest, ReplayErrorsExitTwo) {
       {{"replay", "--audit", empty, "--manifest", manifest, "--snapshot", "x"},
        "exactly one of --snapshot"},
       {{"replay", "--audit", TmpPath("absent.jsonl"), "--manifest", manifest},
-       "cannot open"},
+       "absent.jsonl: cannot read"},
       {{"replay", "--audit", junk, "--manifest", manifest}, "audit line 1"},
       {{"replay", "--audit", empty, "--manifest", WriteFile("bad.json", "[")},
        "--manifest"},
