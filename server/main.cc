@@ -19,6 +19,7 @@
 #include "core/engine/engine.h"
 #include "core/util/secret_file.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/impl/server_builder_option.h"
@@ -151,11 +152,16 @@ class NoPlugins final : public grpc::ServerBuilderOption {
 // (which cannot do TLS) can reach. It says no more than the main
 // listener's health service does, and nothing else is served on it (no
 // reflection: it would list the main listener's services to anyone who
-// can reach the probe port).
-std::unique_ptr<grpc::Server> StartHealthOnly(const std::string &listen) {
+// can reach the probe port). `unimplemented` (gRPC's default generic
+// service: UNIMPLEMENTED for every method; must outlive the server) takes
+// every other method: gRPC refuses to build a server with no service of
+// its own (the health service is added at start).
+std::unique_ptr<grpc::Server> StartHealthOnly(
+    const std::string &listen, grpc::CallbackGenericService *unimplemented) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   builder.SetOption(std::make_unique<NoPlugins>());
+  builder.RegisterCallbackGenericService(unimplemented);
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr) {
@@ -217,9 +223,10 @@ int Serve(const ServerOptions &options) {
   std::unique_ptr<grpc::Server> server = Start(
       options, *credentials, &service, {&envoy_authz, &envoy_ext_proc});
   if (server == nullptr) return 1;
+  grpc::CallbackGenericService unimplemented;
   std::unique_ptr<grpc::Server> health;
   if (!options.health_listen.empty()) {
-    health = StartHealthOnly(options.health_listen);
+    health = StartHealthOnly(options.health_listen, &unimplemented);
     if (health == nullptr) return 1;
   }
   std::thread signals(HandleSignals, Running{&options, &engine, audit.get(),
