@@ -182,6 +182,9 @@ TEST(AuditReplayTest, ReplayErrorsExitTwo) {
        "exactly one of --snapshot"},
       {{"replay", "--audit", TmpPath("absent.jsonl"), "--manifest", manifest},
        "absent.jsonl: cannot read"},
+      // A regular file (stdin is "-"): a device is refused, never read.
+      {{"replay", "--audit", "/dev/zero", "--manifest", manifest},
+       "--audit: /dev/zero: is a character device, not a regular file"},
       {{"replay", "--audit", junk, "--manifest", manifest}, "audit line 1"},
       {{"replay", "--audit", empty, "--manifest", WriteFile("bad.json", "[")},
        "--manifest"},
