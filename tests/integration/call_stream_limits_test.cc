@@ -308,6 +308,42 @@ TEST_F(CallStreamLimitsTest, OpenStreamsAreCappedAndSlotsComeBack) {
   EXPECT_EQ(HeldBytes(), 0);
 }
 
+// Calls whose deadline passes free their slots too, and a call that was
+// refused takes none.
+TEST_F(CallStreamLimitsTest, ExpiredStreamsFreeTheirSlots) {
+  std::vector<std::unique_ptr<OpenStream>> open;
+  for (int i = 0; i < kMaxStreams; ++i) {
+    open.push_back(std::make_unique<OpenStream>());
+    open.back()->ctx.set_deadline(std::chrono::system_clock::now() +
+                                  std::chrono::seconds(3));
+    open.back()->writer =
+        stub_->ValidateToolCallStream(&open.back()->ctx, &open.back()->resp);
+    ASSERT_TRUE(open.back()->writer->Write(Header()));
+  }
+  for (auto& o : open) {
+    EXPECT_EQ(o->writer->Finish().error_code(),
+              grpc::StatusCode::DEADLINE_EXCEEDED);
+  }
+  EXPECT_TRUE(Eventually([] { return OpenStreams() == 0; }));
+  EXPECT_EQ(HeldBytes(), 0);
+  // Every slot is free again: as many whole calls as the cap, at once.
+  open.clear();
+  for (int i = 0; i < kMaxStreams; ++i) {
+    open.push_back(std::make_unique<OpenStream>());
+    Deadline(&open.back()->ctx);
+    open.back()->writer =
+        stub_->ValidateToolCallStream(&open.back()->ctx, &open.back()->resp);
+    ASSERT_TRUE(open.back()->writer->Write(Header()));
+  }
+  for (auto& o : open) {
+    ASSERT_TRUE(o->writer->WritesDone());
+    const grpc::Status s = o->writer->Finish();
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    EXPECT_THAT(Codes(o->resp), ElementsAre("truncated_stream"));
+  }
+  EXPECT_TRUE(Eventually([] { return OpenStreams() == 0; }));
+}
+
 // Every slot holds a stream filled to just under its byte limit: what the
 // server counts as held is what they carry (their text), within the
 // limit each; one more message past the limit answers each and the count
