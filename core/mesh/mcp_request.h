@@ -16,7 +16,7 @@
 // server reads from the same bytes: JSON.parse and the MCP TypeScript
 // SDK's JSON-RPC schema (tests/mesh/reference/). So besides what
 // ParseStrictJson refuses (duplicate keys, lone surrogates, invalid UTF-8,
-// a BOM, trailing bytes):
+// trailing bytes):
 //   * a number JSON.parse reads as another number (an integer no double
 //     holds, e.g. 9007199254740993) makes the body unreadable
 //     (number_inexact);

@@ -163,8 +163,6 @@ class Mesh(unittest.TestCase):
             ("extra property", h.tools_call(
                 "get_customer", dict(GOOD_READ, x=1)), "invalid_arguments",
              "/x"),
-            ("no params", {"jsonrpc": "2.0", "id": 1, "method": "tools/call"},
-             None, None),
         ]
         for label, body, code, pointer in cases:
             with self.subTest(label):
@@ -244,6 +242,16 @@ class Mesh(unittest.TestCase):
              4, "method_not_allowed"),
             ({"jsonrpc": "2.0", "id": 5, "result": {}}, 5, "not_a_request"),
             ({"id": 6, "method": "ping"}, 6, "not_jsonrpc"),
+            # Params the engine would read as another shape of output.
+            ({"jsonrpc": "2.0", "id": 7, "method": "tools/call"}, 7,
+             "invalid_params"),
+            ({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+              "params": {"tool_calls": [{"type": "function", "function": {
+                  "name": "get_customer",
+                  "arguments": json.dumps(GOOD_READ)}}]}}, 8,
+             "invalid_params"),
+            ({"jsonrpc": "2.0", "id": None, "method": "ping"}, None,
+             "not_jsonrpc"),
         ]
         for body, call_id, reason in cases:
             with self.subTest(reason):
