@@ -184,8 +184,29 @@ void Refuse(const Answer& a, CheckResponse* response) {
                        : CanonicalJson(body));
 }
 
-Answer Decide(Engine* engine, const CheckRequest& request, Ask& ask,
-              const CancelToken& cancel) {
+// The grant ext_proc needs for an allowed call's answer in a run, issued
+// before the decision: a decision is never refused after it spent a
+// budget or an approval. Returns the deny when none could be issued.
+std::optional<Answer> IssueGrant(Engine* engine, RunGrants* grants,
+                                 const Ask& ask, std::string* grant) {
+  if (ask.run_id.empty() || ask.body.empty()) return std::nullopt;
+  absl::StatusOr<std::string> issued =
+      grants->Issue({ask.run_id, ask.run_token});
+  if (issued.ok()) {
+    *grant = *std::move(issued);
+    return std::nullopt;
+  }
+  Answer denied =
+      Deny(ask.rest ? Json(nullptr)
+                    : mesh::RequestIdOf(ask.body, engine->options().limits),
+           mesh::UnavailableError(issued.status().message()),
+           ask.rest ? kForbidden : 200);
+  denied.decision.label = "ERROR";
+  return denied;
+}
+
+Answer Decide(Engine* engine, RunGrants* grants, const CheckRequest& request,
+              Ask& ask, const CancelToken& cancel, std::string* grant) {
   if (std::optional<Answer> early = Precheck(engine, request, &ask)) {
     if (!ask.rest) {
       early->decision.answer["id"] =
@@ -197,6 +218,9 @@ Answer Decide(Engine* engine, const CheckRequest& request, Ask& ask,
   if (ask.body.empty()) {  // DELETE of an MCP session: runs no tool.
     answer.decision.allowed = true;
     answer.decision.label = "PASS_THROUGH";
+  } else if (std::optional<Answer> refused =
+                 IssueGrant(engine, grants, ask, grant)) {
+    return *std::move(refused);
   } else if (ask.rest) {
     answer.decision = mesh::DecideRestCall(
         *engine, EngineAsk(ask, cancel), ask.tool_path, ask.path, ask.body);
@@ -219,25 +243,13 @@ CheckResponse DecideCheck(Engine* engine, RunGrants* grants,
   auto tool_path = ctx.find(std::string(kToolPathSetting));
   ask.rest = tool_path != ctx.end();
   if (ask.rest) ask.tool_path = tool_path->second;
-  Answer answer = Decide(engine, request, ask, cancel);
-  Report(answer.decision, !ask.run_id.empty(), report);
-  // A call in a run needs its grant for ext_proc: without one its answer
-  // would be refused after the tool ran, so refuse the call before.
   std::string grant;
-  if (answer.decision.allowed && answer.decision.called &&
-      !ask.run_id.empty()) {
-    absl::StatusOr<std::string> issued =
-        grants->Issue({ask.run_id, ask.run_token});
-    if (issued.ok()) {
-      grant = *std::move(issued);
-    } else {
-      answer = Deny(
-          ask.rest ? Json(nullptr)
-                   : mesh::RequestIdOf(ask.body, engine->options().limits),
-          mesh::UnavailableError(issued.status().message()),
-          ask.rest ? kForbidden : 200);
-      answer.decision.label = "ERROR";
-    }
+  const Answer answer = Decide(engine, grants, request, ask, cancel, &grant);
+  Report(answer.decision, !ask.run_id.empty(), report);
+  // Only an allowed call's answer is checked with the run's grant.
+  if (!grant.empty() && !(answer.decision.allowed && answer.decision.called)) {
+    grants->Take(grant);
+    grant.clear();
   }
   if (report != nullptr) {
     report->decision = answer.decision.label;
