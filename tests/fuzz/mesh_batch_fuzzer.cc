@@ -83,6 +83,10 @@ struct Fixture {
   static EngineOptions Options() {
     EngineOptions o;
     o.audit_payloads = true;
+    // Every input may ask for approvals; a long run must not fill the
+    // store (a full store is an engine error: a deny, no approval).
+    o.max_approvals = size_t{1} << 20;
+    o.approval_ttl_seconds = 120;
     return o;
   }
 };
@@ -359,7 +363,12 @@ std::string Approve(Fixture& f, const mesh::McpAsk& ask) {
       R"({"name":"wire","arguments":{"amount":1}}})");
   const std::string id =
       asked.answer["error"]["data"].value("approval_id", std::string());
-  FUZZ_CHECK(!id.empty(), "no approval asked for");
+  if (id.empty()) {
+    // Only when toolgate could not ask (a full store): no approval.
+    FUZZ_CHECK(asked.label == "ERROR", "no approval asked for (%s)",
+               std::string(asked.label).c_str());
+    return id;
+  }
   FUZZ_CHECK(f.engine.DecideApproval(id, true, "fuzz", "ok").ok(),
              "approval not decided");
   return id;
