@@ -298,6 +298,9 @@ class Mesh(unittest.TestCase):
         added = self.assert_allowed(self.check(
             batch, run, headers={"x-toolgate-approval-id": approval}))
         self.assertEqual(len(added["x-toolgate-audit-id"].split(",")), 1)
+        # The run's one-time grant for ext_proc, as for a single call.
+        self.assertTrue(added["x-toolgate-run-grant"])
+        self.assertEqual(added["x-toolgate-tool"], "")
 
     def test_requests_a_server_could_read_otherwise(self):
         call = h.tools_call("get_customer", GOOD_READ, 5)
