@@ -228,6 +228,26 @@ TEST_F(BatchTest, ApprovalInsideABatchIsTheTurns) {
   EXPECT_THAT(Decisions(), ElementsAre("NEEDS_APPROVAL", "ALLOW", "REJECT"));
 }
 
+TEST_F(BatchTest, ADeniedBatchKeepsItsApproval) {
+  const Asked asked = Ask(Call("wire", kAmount));
+  const std::string approval =
+      asked.body["error"]["data"]["approval_id"].get<std::string>();
+  ASSERT_TRUE(engine_.DecideApproval(approval, true, "ops", "fine").ok());
+  const std::vector<std::pair<std::string, std::string>> with = {
+      {std::string(kApprovalHeader), approval}};
+  // Refused at its last call, past the notify budget: the approval its
+  // first call would have used is not spent.
+  const Asked denied =
+      Ask(Batch({Call("wire", kAmount, "1"), Call("notify", kTo, "2"),
+                 Call("notify", kTo, "3"), Call("notify", kTo, "4"),
+                 Call("notify", kTo, "5")}),
+          "/mcp", with);
+  ASSERT_FALSE(denied.allowed());
+  EXPECT_EQ(denied.reason(4), "call_budget_exhausted");
+  EXPECT_EQ(denied.reason(0), "batch_denied");
+  EXPECT_TRUE(Ask(Call("wire", kAmount), "/mcp", with).allowed());
+}
+
 TEST_F(BatchTest, OneApprovalPerTurn) {
   const Asked two =
       Ask(Batch({Call("wire", kAmount, "1"), Call("wire", R"({"amount":6})", "2")}));
