@@ -121,6 +121,12 @@ struct ValidateCallRequest {
   // Who asked, for the audit record (AuditRecord::source): empty for the
   // native RPC; e.g. "envoy_ext_authz" for the mesh hook.
   std::string source;
+  // The caller runs the calls exactly as the output holds them and cannot
+  // use the rewritten arguments an ALLOW returns (the mesh forwards the
+  // request as it came). Then nothing is rewritten: policy.coerce is not
+  // applied (the schema sees the value as sent), and a text value a
+  // strip_html rule would change is text_invalid.
+  bool forward_as_sent = false;
 };
 
 struct CallReport {

@@ -218,6 +218,7 @@ def composed_verdicts():
     return out
 
 
+<<<<<<< HEAD
 def composed_ext_proc():
     """Tool answers for ext_proc_fuzzer, with their option byte."""
     ok = (b'{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text",'
@@ -238,6 +239,39 @@ def composed_ext_proc():
                          (0, 16, 32, 64, 192)) +
             with_options(sse, (1, 2)) + with_options(rest, (4, 12, 31)) +
             with_options([ok, b"data: x\n\n"], (8, 41)))
+=======
+def composed_mesh():
+    """mesh_batch_fuzzer: generator programs (option byte: batch, approval,
+    stateless, REST) and raw bodies (option bit 1) in the tests' shapes."""
+    programs = [b"\x00\x00\x00\x07",
+                b"\x05\x00\x01\x00\x07\x00\x01\x00\x07",
+                b"\x03\x00\x00\x02\x00\x07\x00\x00\x02\x00\x07\x00\x00\x02\x00\x07",
+                b"\x02\x00\x00\x03\x00\x07\x06\x08",
+                b"\x01\x00\x10\x00\x07\x00\x18\x00\x07"]
+    out = with_options(programs, (0, 1, 4, 5, 8, 9, 16, 20, 24))
+
+    def call(name, args, i=1):
+        return {"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                "params": {"name": name, "arguments": args}}
+    notify = {"to": "ops"}
+    bodies = [
+        dumps(call("get_account", {"id": "A-1"})),
+        dumps([call("transfer", {"amount": 1}, 1), call("notify", notify, 2)]),
+        dumps([call("notify", notify, i) for i in (1, 2, 3)]),
+        dumps([call("get_account", {"id": "A-1"}, 1),
+               call("wire", {"amount": 1}, 2)]),
+        dumps([{"jsonrpc": "2.0", "method": "notifications/progress"},
+               {"jsonrpc": "2.0", "id": "p", "method": "ping"},
+               call("order", {"quantity": "5"}, 3)]),
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":'
+        b'"get_account","name":"transfer","arguments":{}}}',
+        dumps([call("get_account", {"id": "A-1"}, 1),
+               call("get_account", {"id": "A-1"}, 1)]),
+        b'[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":'
+        b'"get_account","arguments":{"id":"A","n":9007199254740993}}}]',
+    ]
+    return out + with_options(bodies, (2, 6, 10))
+>>>>>>> h/batch
 
 
 def write(target, seeds):
@@ -316,9 +350,13 @@ def main():
     natives = [s for s in call_lits if parses_as_json(s)] + composed_natives()
     write("call_gate_fuzzer", with_options(texts, (0, 1, 2, 8)) +
           with_options(natives, (4, 5, 6)))
+<<<<<<< HEAD
     sse_lits = literals_of("core/mesh/sse_reader_test.cc",
                            "core/mesh/tool_response_test.cc")
     write("ext_proc_fuzzer", composed_ext_proc() + with_options(sse_lits, (1,)))
+=======
+    write("mesh_batch_fuzzer", composed_mesh())
+>>>>>>> h/batch
 
 
 if __name__ == "__main__":

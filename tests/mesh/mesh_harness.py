@@ -86,12 +86,14 @@ def check_request(body=None, headers=None, method="POST", path="/mcp",
         for k, v in all_headers.items():
             http.headers[k] = v
     if body is not None:
-        data = body if isinstance(body, str) else json.dumps(body)
-        if raw:
-            http.raw_body = data.encode()
+        # bytes: sent as they are (raw_body), whatever they hold.
+        data = body if isinstance(body, (str, bytes)) else json.dumps(body)
+        if raw or isinstance(data, bytes):
+            http.raw_body = data if isinstance(data, bytes) else data.encode()
         else:
             http.body = data
-        http.size = len(data.encode()) if size is None else size
+        http.size = (len(data if isinstance(data, bytes) else data.encode())
+                     if size is None else size)
     for k, v in (context or {}).items():
         request.attributes.context_extensions[k] = v
     return request
