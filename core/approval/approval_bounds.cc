@@ -32,25 +32,23 @@ absl::Status ApprovalStore::CheckCaps(const Approval& a,
     return absl::ResourceExhaustedError(absl::StrCat(
         "run ", a.run_id, " already has ", run_pending,
         " approvals pending (--max_pending_approvals_per_run=",
-        options_.max_pending_per_run,
-        "): decide some before asking for more"));
+        options_.max_pending_per_run, "): decide some before asking for more"));
   }
   const absl::string_view tenant = ApprovalTenant(a);
   auto held = pending_per_tenant_.find(tenant);
   const size_t tenant_pending =
       held == pending_per_tenant_.end() ? 0 : held->second;
   if (tenant_pending >= options_.max_pending_per_tenant) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "tenant \"", tenant, "\" already has ", tenant_pending,
-        " approvals pending (--max_pending_approvals_per_tenant=",
-        options_.max_pending_per_tenant,
-        "): decide some, or wait until they expire"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("tenant \"", tenant, "\" already has ", tenant_pending,
+                     " approvals pending (--max_pending_approvals_per_tenant=",
+                     options_.max_pending_per_tenant,
+                     "): decide some, or wait until they expire"));
   }
   if (approvals_.size() >= options_.max_approvals) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("the approval store is full (", approvals_.size(),
-                     " approvals; --max_approvals=", options_.max_approvals,
-                     ")"));
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the approval store is full (", approvals_.size(),
+        " approvals; --max_approvals=", options_.max_approvals, ")"));
   }
   const size_t need = ApprovalBytes(a);
   if (bytes_ + need > options_.max_bytes) {

@@ -112,9 +112,9 @@ ProtectedTextStore::Intern(const std::vector<std::string>& texts) {
       if (state_->bytes + need > state_->max_bytes) {
         return absl::ResourceExhaustedError(absl::StrCat(
             "protected_texts: their index needs ", need,
-            " bytes, and the protected texts of open runs hold ",
-            state_->bytes, " of --max_protected_text_bytes=",
-            state_->max_bytes, " (", state_->tables,
+            " bytes, and the protected texts of open runs hold ", state_->bytes,
+            " of --max_protected_text_bytes=", state_->max_bytes, " (",
+            state_->tables,
             " distinct sets); close finished runs (runs with the same "
             "texts share one index and cost nothing more)"));
       }
@@ -130,8 +130,8 @@ ProtectedTextStore::Intern(const std::vector<std::string>& texts) {
     // A SHA-256 collision: never share it; build an unshared table instead.
     return std::make_shared<const policy::LeakDetector>(texts);
   }
-  std::shared_ptr<const policy::LeakTable> built(
-      new policy::LeakTable(c.texts), Releaser{state_, need, c.key});
+  std::shared_ptr<const policy::LeakTable> built(new policy::LeakTable(c.texts),
+                                                 Releaser{state_, need, c.key});
   {
     absl::MutexLock lock(&state_->mu);
     found = FindLocked(*state_, c);  // Built meanwhile by another Intern?

@@ -40,8 +40,7 @@ inline constexpr size_t kProtectedTableOverheadBytes = 256;
 
 class ProtectedTextStore {
  public:
-  explicit ProtectedTextStore(
-      size_t max_bytes = kDefaultMaxProtectedTextBytes);
+  explicit ProtectedTextStore(size_t max_bytes = kDefaultMaxProtectedTextBytes);
   ProtectedTextStore(const ProtectedTextStore&) = delete;
   ProtectedTextStore& operator=(const ProtectedTextStore&) = delete;
 

@@ -187,9 +187,9 @@ TEST(ProtectedTextStore, ConcurrentInternAndReleaseBalance) {
       std::vector<Detector> held;
       for (int i = 0; i < 200; ++i) {
         // Half the threads share sets, half make their own.
-        const std::string text =
-            t % 2 == 0 ? kSecret.substr(0, 40 + i % 7)
-                       : absl::StrCat(t, "-", i, "-", kSecret);
+        const std::string text = t % 2 == 0
+                                     ? kSecret.substr(0, 40 + i % 7)
+                                     : absl::StrCat(t, "-", i, "-", kSecret);
         absl::StatusOr<Detector> d = store.Intern({text, kSecret});
         ASSERT_TRUE(d.ok()) << d.status();
         ASSERT_TRUE((*d)->Check(text).has_value());
