@@ -76,9 +76,8 @@ absl::Status AdminAuth::CheckApprover(
     }
     return CheckToken(authorization);
   }
-  std::string presented = peer_identities.empty()
-                              ? "(none)"
-                              : absl::StrJoin(peer_identities, ", ");
+  std::string presented =
+      peer_identities.empty() ? "(none)" : absl::StrJoin(peer_identities, ", ");
   if (presented.size() > 256) presented = presented.substr(0, 256) + "...";
   return absl::PermissionDeniedError(absl::StrCat(
       "approval calls need a client certificate whose identity is in "

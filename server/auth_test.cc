@@ -72,8 +72,11 @@ TEST(AdminAuth, ApproversNeedACredentialOnEveryListener) {
        absl::StatusCode::kOk},
       {"certs only, listed", certs_only, "", approver_cert,
        absl::StatusCode::kOk},
-      {"certs only, one of several listed", certs_only, "",
-       {"x.example", "oncall.example"}, absl::StatusCode::kOk},
+      {"certs only, one of several listed",
+       certs_only,
+       "",
+       {"x.example", "oncall.example"},
+       absl::StatusCode::kOk},
       {"certs only, not listed", certs_only, "", agent_cert,
        absl::StatusCode::kPermissionDenied},
       {"certs only, no cert", certs_only, "Bearer s3cret", none,
@@ -85,7 +88,7 @@ TEST(AdminAuth, ApproversNeedACredentialOnEveryListener) {
       {"both, other cert, no token", both, "", agent_cert,
        absl::StatusCode::kUnauthenticated},
   };
-  for (const Case& c : cases) {
+  for (const Case &c : cases) {
     EXPECT_EQ(c.auth.CheckApprover(c.authorization, c.peer).code(), c.want)
         << c.label;
   }

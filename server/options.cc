@@ -139,13 +139,12 @@ const std::map<std::string, Setter>& Setters() {
            [](ServerOptions* o) { return &o->engine.max_approval_bytes; },
            1 << 20, int64_t{1} << 40)},
       {"max_waits_per_run",
-       Number<int>([](ServerOptions* o) { return &o->engine.max_waits_per_run; },
-                   1, 256)},
+       Number<int>(
+           [](ServerOptions* o) { return &o->engine.max_waits_per_run; }, 1,
+           256)},
       {"max_protected_text_bytes",
        Number<size_t>(
-           [](ServerOptions* o) {
-             return &o->engine.max_protected_text_bytes;
-           },
+           [](ServerOptions* o) { return &o->engine.max_protected_text_bytes; },
            0, int64_t{1} << 40)},
       {"max_stream_events",
        Number<size_t>(

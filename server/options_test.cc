@@ -123,8 +123,8 @@ TEST(ServerFlags, RunAndApprovalCaps) {
   auto o = ParseServerFlags(
       {"--max_protected_text_bytes=0", "--max_approvals=5",
        "--max_pending_approvals_per_run=2",
-       "--max_pending_approvals_per_tenant=3",
-       "--max_approval_bytes=2097152", "--max_waits_per_run=1"});
+       "--max_pending_approvals_per_tenant=3", "--max_approval_bytes=2097152",
+       "--max_waits_per_run=1"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->engine.max_protected_text_bytes, 0u);
   EXPECT_EQ(o->engine.max_approvals, 5u);
@@ -157,14 +157,16 @@ TEST(ServerFlags, ApproverIdentitiesNeedMtls) {
   args.push_back("--approver_identities=oncall.example,spiffe://x/approver");
   auto o = ParseServerFlags(args);
   ASSERT_TRUE(o.ok()) << o.status();
-  EXPECT_EQ(o->approver_identities,
-            (std::vector<std::string>{"oncall.example", "spiffe://x/approver"}));
+  EXPECT_EQ(
+      o->approver_identities,
+      (std::vector<std::string>{"oncall.example", "spiffe://x/approver"}));
   auto plain = ParseServerFlags({"--approver_identities=oncall.example"});
   EXPECT_EQ(plain.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(absl::StrContains(plain.status().message(),
-                                "--tls_client_ca_file"));
-  for (const char* bad : {"--approver_identities=", "--approver_identities=a,,b",
-                          "--approver_identities=a,"}) {
+  EXPECT_TRUE(
+      absl::StrContains(plain.status().message(), "--tls_client_ca_file"));
+  for (const char* bad :
+       {"--approver_identities=", "--approver_identities=a,,b",
+        "--approver_identities=a,"}) {
     std::vector<std::string> with = tls;
     with.push_back(bad);
     EXPECT_FALSE(ParseServerFlags(with).ok()) << bad;

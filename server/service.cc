@@ -26,8 +26,7 @@ absl::string_view Authorization(const grpc::ServerContextBase& context) {
 std::vector<std::string> PeerIdentities(
     const grpc::ServerContextBase& context) {
   std::vector<std::string> out;
-  const std::shared_ptr<const grpc::AuthContext> auth =
-      context.auth_context();
+  const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
   if (auth == nullptr || !auth->IsPeerAuthenticated()) return out;
   for (const grpc::string_ref& id : auth->GetPeerIdentity()) {
     out.emplace_back(id.data(), id.size());

@@ -126,11 +126,12 @@ absl::StatusOr<Approval> ApprovalStore::Request(
 }
 
 std::vector<Approval> ApprovalStore::List(absl::string_view run_id,
-                                          ApprovalState state) const {
+                                          ApprovalState state) {
   std::vector<Approval> out;
   {
     absl::MutexLock lock(&mu_);
     const absl::Time now = Now();
+    DropExpiredPending(now);
     auto keep = [&](const Approval& a) {
       if (state != ApprovalState::kUnspecified && StateAt(a, now) != state) {
         return;
@@ -167,8 +168,8 @@ absl::StatusOr<Approval> ApprovalStore::Decide(absl::string_view approval_id,
   auto it = approvals_.find(approval_id);
   if (it == approvals_.end()) {
     if (expired_.contains(approval_id)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "approval ", approval_id, " is expired, not pending"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("approval ", approval_id, " is expired, not pending"));
     }
     return absl::NotFoundError(absl::StrCat("no approval ", approval_id));
   }

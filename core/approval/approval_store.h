@@ -12,8 +12,8 @@
 // most max_approvals in all holding max_bytes, max_pending_per_run pending
 // per run and max_pending_per_tenant pending per tenant (the run's
 // context["tenant"]); RESOURCE_EXHAUSTED beyond. A PENDING approval is
-// dropped as soon as it expires (Request, Decide, Consume and Sweep drop
-// every expired one first, so no cap counts it), leaving only a small
+// dropped as soon as it expires (Request, List, Decide, Consume and Sweep
+// drop every expired one first, so no cap counts it), leaving only a small
 // tombstone (id and run) so that the agent still hears "expired", not
 // "mismatch"; Sweep, which Request runs at most once a second, drops
 // decided approvals long past their expiry or decision.
@@ -24,8 +24,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <deque>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -126,12 +126,10 @@ class ApprovalStore {
       const std::map<std::string, std::string>& run_context,
       absl::string_view model);
 
-  // Empty run_id: every run; kUnspecified: every state. Expired approvals
-  // still held (decided ones; pending ones until the next Request, Decide,
-  // Consume or Sweep drops them) show as kExpired. Ordered by created_at,
-  // then approval_id.
-  std::vector<Approval> List(absl::string_view run_id,
-                             ApprovalState state) const;
+  // Empty run_id: every run; kUnspecified: every state. Drops expired
+  // pending approvals first (they are not listed); decided ones past their
+  // expiry show as kExpired. Ordered by created_at, then approval_id.
+  std::vector<Approval> List(absl::string_view run_id, ApprovalState state);
 
   // INVALID_ARGUMENT for an empty approval_id or approver; NOT_FOUND for an
   // unknown id; FAILED_PRECONDITION once it is not PENDING (decided,
@@ -229,8 +227,7 @@ class ApprovalStore {
   // Tombstones of approvals dropped at expiry undecided: id -> run id, and
   // the ids in the order they were dropped (oldest first; at most
   // max_approvals, each kept keep_after_expiry).
-  absl::flat_hash_map<std::string, std::string> expired_
-      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::string> expired_ ABSL_GUARDED_BY(mu_);
   std::deque<std::pair<absl::Time, std::string>> expired_order_
       ABSL_GUARDED_BY(mu_);
   // Bumped, and changed_ signalled, by every Decide and every Sweep that

@@ -149,9 +149,13 @@ TEST_F(ApprovalStoreTest, ListFiltersAndOrders) {
   EXPECT_TRUE(store.List("run3", ApprovalState::kUnspecified).empty());
 
   clock_->Advance(absl::Seconds(60));  // All past expiry; none used.
+  // The two never decided are gone at their expiry; the approved one, not
+  // used, shows as expired.
   std::vector<Approval> expired = store.List("", ApprovalState::kExpired);
-  EXPECT_EQ(expired.size(), 3u);
+  ASSERT_EQ(expired.size(), 1u);
+  EXPECT_EQ(expired[0].approval_id, c.approval_id);
   EXPECT_TRUE(store.List("", ApprovalState::kPending).empty());
+  EXPECT_EQ(store.size(), 1u);
 }
 
 // Every code Consume can answer with, from one table.
@@ -545,8 +549,8 @@ TEST_F(ApprovalStoreTest, DroppedAtExpiryStillReadsExpired) {
   EXPECT_EQ(store.size(), 1u);
   EXPECT_EQ(store.bytes(), one);  // run2's approval, same size.
   EXPECT_TRUE(store.List("run1", ApprovalState::kUnspecified).empty());
-  const Consumption used = store.Consume("run1", a.approval_id, "write_file",
-                                         kArgs);
+  const Consumption used =
+      store.Consume("run1", a.approval_id, "write_file", kArgs);
   EXPECT_EQ(used.code, "approval_expired");
   const Consumption other =
       store.Consume("run2", a.approval_id, "write_file", kArgs);
@@ -556,10 +560,9 @@ TEST_F(ApprovalStoreTest, DroppedAtExpiryStillReadsExpired) {
   EXPECT_EQ(other.message, unknown.message);
   EXPECT_EQ(*store.Await("run1", a.approval_id, absl::Seconds(30)),
             ApprovalState::kExpired);
-  EXPECT_EQ(store.Await("run2", a.approval_id, absl::Seconds(30))
-                .status()
-                .code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(
+      store.Await("run2", a.approval_id, absl::Seconds(30)).status().code(),
+      absl::StatusCode::kNotFound);
   EXPECT_EQ(store.Decide(a.approval_id, true, "alice", "").status().code(),
             absl::StatusCode::kFailedPrecondition);
   // The tombstone lasts keep_after_expiry.
@@ -582,17 +585,15 @@ TEST_F(ApprovalStoreTest, TombstonesAreBoundedInNumber) {
   EXPECT_EQ(store.size(), 0u);
   // The two most recent still read expired; older ones are forgotten.
   for (int i = 0; i < 6; ++i) {
-    EXPECT_EQ(store
-                  .Consume("run1", ids[i], absl::StrCat("t", i), kArgs)
-                  .code,
+    EXPECT_EQ(store.Consume("run1", ids[i], absl::StrCat("t", i), kArgs).code,
               i >= 4 ? "approval_expired" : "approval_mismatch")
         << i;
   }
 }
 
 TEST_F(ApprovalStoreTest, ByteCapCountsArgumentsAndReturnsThem) {
-  const std::string big = absl::StrCat(R"({"x":")", std::string(10000, 'a'),
-                                       R"("})");
+  const std::string big =
+      absl::StrCat(R"({"x":")", std::string(10000, 'a'), R"("})");
   ApprovalStoreOptions options = Options();
   options.max_bytes = 2 * (10000 + 2000);
   ApprovalStore store(options);
@@ -611,9 +612,8 @@ TEST_F(ApprovalStoreTest, WaiterOfAnApprovalDroppedAtExpiryHearsExpired) {
   ApprovalStore store(Options());
   const Approval a = MustRequest(store, "run1");
   absl::StatusOr<ApprovalState> state;
-  std::thread waiter([&] {
-    state = store.Await("run1", a.approval_id, absl::Seconds(60));
-  });
+  std::thread waiter(
+      [&] { state = store.Await("run1", a.approval_id, absl::Seconds(60)); });
   clock_->Advance(absl::Seconds(60));
   store.Sweep();  // Drops it and wakes the waiter.
   waiter.join();

@@ -32,7 +32,7 @@ absl::Status CheckDecider(absl::string_view approver,
 }  // namespace
 
 std::vector<Approval> Engine::ListApprovals(absl::string_view run_id,
-                                            ApprovalState state) const {
+                                            ApprovalState state) {
   return approvals_.List(run_id, state);
 }
 

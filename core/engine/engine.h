@@ -97,7 +97,7 @@ class Engine {
   // core/pipeline/approvals.h). Admin: list, oldest first; empty run_id and
   // kUnspecified match all.
   std::vector<Approval> ListApprovals(absl::string_view run_id,
-                                      ApprovalState state) const;
+                                      ApprovalState state);
   // Admin. INVALID_ARGUMENT for an empty approver, an approver over 256
   // bytes or a reason over 4 KiB; NOT_FOUND for an unknown id;
   // FAILED_PRECONDITION once it is no longer pending. Audited (who, when,

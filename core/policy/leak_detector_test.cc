@@ -102,7 +102,8 @@ TEST(LeakDetectorTest, HoldsComparesTextsNotTheirConcatenation) {
 // A shared table reports texts by the numbering its run gave them.
 TEST(LeakDetectorTest, SharedTableNumbersTextsPerDetector) {
   const std::string a(40, 'a'), b(40, 'b');
-  auto table = std::make_shared<const LeakTable>(std::vector<std::string>{a, b});
+  auto table =
+      std::make_shared<const LeakTable>(std::vector<std::string>{a, b});
   const LeakDetector same(table, {0, 1});
   const LeakDetector swapped(table, {1, 0});
   const LeakDetector unnumbered(table, {});

@@ -136,7 +136,9 @@ TEST(ProtectedTextStore, SharedTablesAgreeWithOwnTables) {
       auto a = shared->Check(arg);
       auto b = own.Check(arg);
       ASSERT_EQ(a.has_value(), b.has_value()) << round;
-      if (a.has_value()) EXPECT_EQ(a->message, b->message);
+      if (a.has_value()) {
+        EXPECT_EQ(a->message, b->message);
+      }
     }
   }
 }

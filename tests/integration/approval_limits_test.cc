@@ -190,7 +190,7 @@ TEST(ApprovalLimits, ATenantAtItsCapLeavesOthersTheirApprovals) {
   EXPECT_THAT(full.error_message(),
               HasSubstr("--max_pending_approvals_per_tenant=3"));
   // Other tenants, and runs without one, still ask.
-  for (const std::string& tenant : {"b", ""}) {
+  for (const char* tenant : {"b", ""}) {
     EXPECT_FALSE(gate.Ask(gate.Open(tenant), 5).empty()) << tenant;
   }
   // The same call again gets its pending approval back, cap or not.

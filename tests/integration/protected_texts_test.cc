@@ -92,9 +92,10 @@ class Gate {
     v1::ValidateToolCallRequest req;
     req.set_run_id(run.run_id());
     req.set_run_token(run.run_token());
-    req.set_native_json(
-        nlohmann::json{{"name", "note"}, {"arguments", {{"text", text}}}}
-            .dump());
+    req.set_native_json(nlohmann::json{
+        {"name", "note"},
+        {"arguments",
+         {{"text", text}}}}.dump());
     v1::ValidateToolCallResponse resp;
     EXPECT_TRUE(stub_->ValidateToolCall(&ctx, req, &resp).ok());
     if (resp.decision() == v1::DECISION_ALLOW) return "";
@@ -157,8 +158,7 @@ TEST(ProtectedTexts, DistinctTextsPastTheBudgetAreRefusedUntilRunsClose) {
   gate.Close(runs[0]);
   v1::OpenRunResponse now;
   EXPECT_TRUE(gate.Open({Text(32 * 1024, 20)}, &now).ok());
-  EXPECT_EQ(gate.Note(now, Text(32 * 1024, 20).substr(0, 40)),
-            "argument_leak");
+  EXPECT_EQ(gate.Note(now, Text(32 * 1024, 20).substr(0, 40)), "argument_leak");
   // Set 11 is held by two runs: closing one keeps it.
   gate.Close(runs[1]);
   EXPECT_EQ(gate.Open({Text(32 * 1024, 21)}, &refused).error_code(),

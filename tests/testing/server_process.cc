@@ -40,8 +40,8 @@ ServerProcess::ServerProcess(std::vector<std::string> extra_flags,
   pid_ = fork();
   if (pid_ == 0) {
     if (!stderr_path.empty()) {
-      const int fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                          0600);
+      const int fd =
+          open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       if (fd >= 0) dup2(fd, STDERR_FILENO);
     }
     if (broken_stderr) {
