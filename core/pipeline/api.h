@@ -53,10 +53,18 @@ struct EngineOptions {
   // A decision whose audit record could not be written is not returned:
   // the call fails UNAVAILABLE instead (never decided unaudited).
   bool audit_required = false;
-  // Approvals: how long a request stays decidable and usable, and caps.
+  // Approvals: how long a request stays decidable and usable, and caps
+  // (core/approval/approval_store.h).
   int64_t approval_ttl_seconds = 900;
   size_t max_approvals = 10000;
   size_t max_pending_approvals_per_run = 64;
+  size_t max_pending_approvals_per_tenant = 1000;
+  size_t max_approval_bytes = size_t{64} << 20;
+  // AwaitApproval calls one run may have waiting at once.
+  int max_waits_per_run = 4;
+  // Protected-text indexes of all open runs, each distinct set of texts
+  // counted once (core/run/protected_texts.h).
+  size_t max_protected_text_bytes = size_t{64} << 20;
   // A streamed output (OutputKind::kStream) with more events is refused
   // as input_too_large; so is one whose events hold more bytes than the
   // request limit, MaxStreamBytes().
