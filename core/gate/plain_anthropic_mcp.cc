@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "core/gate/native_stop.h"
 #include "core/gate/plain_native.h"
 #include "core/gate/plain_scanner.h"
 #include "core/gate/unchecked_calls.h"
@@ -46,10 +47,12 @@ class AnthropicReader {
 
   const PlainScanner& scan() const { return scan_; }
   const std::vector<Block>& blocks() const { return blocks_; }
+  const PlainStops& stops() const { return stops_; }
 
  private:
   bool TopMember(absl::string_view key) {
     if (IsCallKey(key) || key == "tool_calls") return false;
+    if (std::optional<bool> read = stops_.Member(key, &scan_)) return *read;
     if (key == "content") return scan_.Array([this] { return ReadBlock(); });
     return scan_.InertValue();
   }
@@ -78,6 +81,7 @@ class AnthropicReader {
 
   PlainScanner scan_;
   std::vector<Block> blocks_;
+  PlainStops stops_;
 };
 
 // A block that is not a call: one the general reader lets pass (text,
@@ -118,6 +122,7 @@ class McpReader {
   const Token& name() const { return *name_; }
   absl::string_view arguments() const { return arguments_; }
   int arguments_depth() const { return arguments_depth_; }
+  const PlainStops& stops() const { return stops_; }
 
  private:
   bool TopMember(absl::string_view key) {
@@ -131,6 +136,7 @@ class McpReader {
     if (IsCallKey(key) || key == "content" || key == "tool_calls") {
       return false;
     }
+    if (std::optional<bool> read = stops_.Member(key, &scan_)) return *read;
     return scan_.InertValue();
   }
 
@@ -138,6 +144,7 @@ class McpReader {
   std::optional<Token> name_;
   absl::string_view arguments_;
   int arguments_depth_ = 0;
+  PlainStops stops_;
 };
 
 }  // namespace
@@ -146,7 +153,9 @@ std::optional<RawCalls> ReadPlainAnthropicMessage(absl::string_view text,
                                                   const JsonLimits& limits) {
   const std::optional<AnthropicReader> reader =
       ReadPlain<AnthropicReader>(text, limits);
-  if (!reader.has_value()) return std::nullopt;
+  if (!reader.has_value() || !reader->stops().AllComplete(limits)) {
+    return std::nullopt;
+  }
   RawCalls out;
   std::string type;
   for (const Block& b : reader->blocks()) {
@@ -168,7 +177,8 @@ std::optional<RawCalls> ReadPlainMcpParams(absl::string_view text,
   const std::optional<McpReader> reader = ReadPlain<McpReader>(text, limits);
   RawCall call;
   call.source = "mcp_call";
-  if (!reader.has_value() || !Decode(reader->name(), limits, &call.name) ||
+  if (!reader.has_value() || !reader->stops().AllComplete(limits) ||
+      !Decode(reader->name(), limits, &call.name) ||
       !ParseArgumentsAt(reader->arguments(), reader->arguments_depth(), limits,
                         &call)) {
     return std::nullopt;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "core/gate/native_stop.h"
 #include "core/gate/plain_native.h"
 #include "core/gate/plain_scanner.h"
 #include "core/gate/unchecked_calls.h"
@@ -33,10 +34,12 @@ class OpenAIReader {
   const PlainScanner& scan() const { return scan_; }
   const std::vector<PlainCall>& calls() const { return calls_; }
   const std::optional<Token>& content() const { return content_; }
+  const PlainStops& stops() const { return stops_; }
 
  private:
   bool TopMember(absl::string_view key) {
     if (IsCallKey(key)) return false;
+    if (std::optional<bool> read = stops_.Member(key, &scan_)) return *read;
     if (key == "tool_calls") {
       return scan_.Array([this] { return Call(); });
     }
@@ -88,6 +91,7 @@ class OpenAIReader {
   PlainScanner scan_;
   std::vector<PlainCall> calls_;
   std::optional<Token> content_;
+  PlainStops stops_;
 };
 
 // Whether `key` (with its quotes) occurs: glibc's memmem, as the generic
@@ -103,8 +107,9 @@ std::optional<RawCalls> ReadPlainOpenAIMessage(absl::string_view text,
                                                const JsonLimits& limits) {
   const std::optional<OpenAIReader> reader =
       ReadPlain<OpenAIReader>(text, limits);
-  if (!reader.has_value() || (reader->content().has_value() &&
-                              !TextIsInert(*reader->content(), limits))) {
+  if (!reader.has_value() || !reader->stops().AllComplete(limits) ||
+      (reader->content().has_value() &&
+       !TextIsInert(*reader->content(), limits))) {
     return std::nullopt;
   }
   RawCalls out;

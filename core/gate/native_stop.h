@@ -1,0 +1,66 @@
+// Internal to core/gate: the provider's own stop signal in native output.
+//
+// A provider says why its model stopped: Anthropic's stop_reason, OpenAI
+// Chat's finish_reason, Gemini's finishReason, a Responses object's
+// status. An output that stopped for length, a refusal or a failure may
+// hold a cut call that still parses (Anthropic documents that the last
+// tool_use input may then be partial), so such an output is refused
+// before any call is read, with the code a stream of the same content is
+// refused with: the table is core/stream/stop_signal.h, shared with the
+// stream assemblers.
+//
+// Where signals are read: the top level of native_json (a message that
+// carries one: Anthropic's, or one a client built from a completion,
+// with the completion's signal beside its members), each element of a
+// top-level "choices" (a ChatCompletion) or "candidates" (a Gemini
+// response) array, and a Gemini promptFeedback.blockReason. A signal
+// that is absent says nothing (the output is read as before); one that is
+// null says the model had not stopped yet (a response still being
+// generated): truncated_output; one that is not a string, or a value
+// toolgate does not know, is unrecognized_output: an unknown is never
+// read as complete.
+//
+// Thread-safety: pure functions; a PlainStops is used by one thread.
+#ifndef TOOLGATE_CORE_GATE_NATIVE_STOP_H_
+#define TOOLGATE_CORE_GATE_NATIVE_STOP_H_
+
+#include <iterator>
+#include <optional>
+
+#include "absl/strings/string_view.h"
+#include "core/gate/calls.h"
+#include "core/gate/plain_scanner.h"
+#include "core/json/strict_json.h"
+#include "core/stream/stop_signal.h"
+
+namespace toolgate {
+namespace gate_internal {
+
+// The first signal in `doc` that refuses it, as the output's error;
+// nullopt when every signal found says the output is complete, or none is
+// there.
+std::optional<ReadError> FindStopRefusal(const Json& doc);
+
+// The stop signals a plain reader meets among the top-level members, read
+// as strings; the plain reader answers only when all say complete (the
+// general reader decides and reports everything else).
+class PlainStops {
+ public:
+  // For a top-level member `key` that carries a stop signal (or is
+  // promptFeedback): whether its value was read (false for anything but a
+  // string: null, a number, promptFeedback's object). nullopt for any
+  // other key, which the reader reads itself.
+  std::optional<bool> Member(absl::string_view key, PlainScanner* scan);
+
+  // Whether every signal read says complete (none read: true).
+  bool AllComplete(const JsonLimits& limits) const;
+
+ private:
+  static constexpr int kCount = std::size(stream::kStopSignals);
+  std::optional<Token> tokens_[kCount];
+};
+
+}  // namespace gate_internal
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_GATE_NATIVE_STOP_H_
