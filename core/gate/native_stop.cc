@@ -3,7 +3,9 @@
 #include <string>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "core/gate/unchecked_calls.h"
 
 namespace toolgate {
 namespace gate_internal {
@@ -45,19 +47,82 @@ std::optional<ReadError> CheckSignal(const Json& obj, StopSignal signal,
                  std::move(pointer), stream::StopMessage(signal, value, kind));
 }
 
-std::optional<ReadError> CheckObject(const Json& obj,
-                                     const std::string& where) {
-  for (StopSignal signal : stream::kStopSignals) {
-    if (auto refused = CheckSignal(obj, signal, where)) return refused;
+bool IsArgumentKey(const std::string& key) {
+  for (absl::string_view arguments : kArgumentKeys) {
+    if (key == arguments) return true;
   }
-  return std::nullopt;
+  return false;
 }
+
+// Depth-first search of the members below the top level for a signal
+// (stop_reason, finish_reason, finishReason: a "status" is too common a
+// word to mean a stop below the top) that refuses the output. A call's own
+// arguments (the argument member of an object with a "name") are data,
+// never read for signals; an object with a name and arguments that is not
+// a call read is refused anyway (unchecked_calls.h).
+class NestedWalker {
+ public:
+  std::optional<ReadError> Members(const Json& object) {
+    const bool call = object.contains("name");
+    for (const auto& [key, value] : object.get_ref<const Json::object_t&>()) {
+      if (call && IsArgumentKey(key)) continue;
+      path_.push_back(Step{key, 0});
+      std::optional<ReadError> found = Walk(value);
+      path_.pop_back();
+      if (found.has_value()) return found;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  struct Step {
+    absl::string_view key;  // Empty for an array index.
+    size_t index;
+  };
+
+  std::optional<ReadError> Walk(const Json& node) {
+    if (node.is_array()) {
+      for (size_t i = 0; i < node.size(); ++i) {
+        path_.push_back(Step{{}, i});
+        std::optional<ReadError> found = Walk(node[i]);
+        path_.pop_back();
+        if (found.has_value()) return found;
+      }
+      return std::nullopt;
+    }
+    if (!node.is_object()) return std::nullopt;
+    for (StopSignal signal : stream::kStopSignals) {
+      if (signal == StopSignal::kResponsesStatus) continue;
+      if (node.contains(std::string(stream::StopSignalKey(signal)))) {
+        if (auto refused = CheckSignal(node, signal, Pointer())) return refused;
+      }
+    }
+    return Members(node);
+  }
+
+  // Built only on a hit: most walks find nothing.
+  std::string Pointer() const {
+    std::string out;
+    for (const Step& step : path_) {
+      if (step.key.data() == nullptr) {
+        absl::StrAppend(&out, "/", step.index);
+      } else {
+        absl::StrAppend(&out, "/", EscapePointerToken(step.key));
+      }
+    }
+    return out;
+  }
+
+  absl::InlinedVector<Step, 16> path_;
+};
 
 }  // namespace
 
 std::optional<ReadError> FindStopRefusal(const Json& doc) {
   if (!doc.is_object()) return std::nullopt;
-  if (auto refused = CheckObject(doc, "")) return refused;
+  for (StopSignal signal : stream::kStopSignals) {
+    if (auto refused = CheckSignal(doc, signal, "")) return refused;
+  }
   // As a Gemini stream is refused for it (core/stream/gemini.cc).
   if (auto feedback = doc.find("promptFeedback");
       feedback != doc.end() && feedback->is_object()) {
@@ -67,19 +132,7 @@ std::optional<ReadError> FindStopRefusal(const Json& doc) {
                      "the prompt was blocked (promptFeedback)");
     }
   }
-  for (const char* envelope : {"choices", "candidates"}) {
-    auto list = doc.find(envelope);
-    if (list == doc.end() || !list->is_array()) continue;
-    for (size_t i = 0; i < list->size(); ++i) {
-      const Json& element = (*list)[i];
-      if (!element.is_object()) continue;
-      if (auto refused =
-              CheckObject(element, absl::StrCat("/", envelope, "/", i))) {
-        return refused;
-      }
-    }
-  }
-  return std::nullopt;
+  return NestedWalker().Members(doc);
 }
 
 std::optional<bool> PlainStops::Member(absl::string_view key,

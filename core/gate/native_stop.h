@@ -9,16 +9,19 @@
 // refused with: the table is core/stream/stop_signal.h, shared with the
 // stream assemblers.
 //
-// Where signals are read: the top level of native_json (a message that
-// carries one: Anthropic's, or one a client built from a completion,
-// with the completion's signal beside its members), each element of a
-// top-level "choices" (a ChatCompletion) or "candidates" (a Gemini
-// response) array, and a Gemini promptFeedback.blockReason. A signal
-// that is absent says nothing (the output is read as before); one that is
-// null says the model had not stopped yet (a response still being
-// generated): truncated_output; one that is not a string, or a value
-// toolgate does not know, is unrecognized_output: an unknown is never
-// read as complete.
+// Where signals are read: at the top level of native_json (a message that
+// carries one: Anthropic's, a Gemini candidate, a Responses object, or a
+// message a client built from a completion with the completion's signal
+// beside its members) any of the four, and a Gemini
+// promptFeedback.blockReason; below it, wherever it is (a ChatCompletion's
+// choices[i], a Gemini response's candidates[i], a framework's metadata),
+// stop_reason, finish_reason and finishReason ("status" is too common a
+// word to mean a stop below the top). A call's own arguments are data and
+// never searched. A signal that is absent says nothing (the output is read
+// as before); one that is null says the model had not stopped yet (a
+// response still being generated): truncated_output; one that is not a
+// string, or a value toolgate does not know, is unrecognized_output: an
+// unknown is never read as complete.
 //
 // Thread-safety: pure functions; a PlainStops is used by one thread.
 #ifndef TOOLGATE_CORE_GATE_NATIVE_STOP_H_

@@ -76,7 +76,7 @@ class AnthropicReader {
     if (key == "name") return StringInto(&b.name);
     if (key == "text") return StringInto(&b.text);
     if (key == "input") return scan_.ObjectSpan(&b.input, &b.input_depth);
-    return !IsCallKey(key) && scan_.InertValue();
+    return !IsCallKey(key) && !IsStopKey(key) && scan_.InertValue();
   }
 
   PlainScanner scan_;

@@ -1,12 +1,14 @@
 #include "core/gate/plain_scanner.h"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "core/gate/unchecked_calls.h"
 #include "core/json/strict_json_scan_internal.h"
+#include "core/stream/stop_signal.h"
 
 namespace toolgate {
 namespace gate_internal {
@@ -17,6 +19,12 @@ bool IsCallKey(absl::string_view key) {
     if (key == arguments) return true;
   }
   return false;
+}
+
+bool IsStopKey(absl::string_view key) {
+  const std::optional<stream::StopSignal> signal =
+      stream::StopSignalOfKey(key);
+  return signal.has_value() && *signal != stream::StopSignal::kResponsesStatus;
 }
 
 bool Decode(const Token& token, const JsonLimits& limits, std::string* out) {
@@ -119,7 +127,7 @@ bool PlainScanner::InertValue() {
       return true;
     case '{':
       return Object([this](absl::string_view key) {
-        return !IsCallKey(key) && InertValue();
+        return !IsCallKey(key) && !IsStopKey(key) && InertValue();
       });
     case 'n':
       return Literal("null");

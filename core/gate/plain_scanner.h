@@ -38,6 +38,11 @@ struct Token {
 // object holding one means (a call, a second shape, an unchecked call).
 bool IsCallKey(absl::string_view key);
 
+// Whether a key below an output's top level carries a stop signal
+// (stop_reason, finish_reason, finishReason): the general reader judges
+// it (native_stop.h).
+bool IsStopKey(absl::string_view key);
+
 // The string a token stands for; false when its escapes are not strict
 // JSON (the general reader then reports that).
 bool Decode(const Token& token, const JsonLimits& limits, std::string* out);
@@ -117,9 +122,9 @@ class PlainScanner {
   }
 
   // A value whose meaning no reader needs and that the general reader
-  // searches without finding a call in: a string, null, true, false, [],
-  // an integer of at most 15 digits, or an object of such values none of
-  // whose keys names a call.
+  // searches without finding a call or a stop signal in: a string, null,
+  // true, false, [], an integer of at most 15 digits, or an object of such
+  // values none of whose keys names a call or a stop signal.
   bool InertValue();
 
   // The bytes of the object that starts here, found by its brackets and
