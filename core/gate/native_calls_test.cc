@@ -552,6 +552,23 @@ INSTANTIATE_TEST_SUITE_P(
                {"stop_reason":"max_tokens","status":"failed",
                 "finish_reason":null}}],"stop_reason":"tool_use"})",
              "", ""},
+        // Read as the strict parser reads it: an escaped key is the key.
+        Stop{"escaped_key",
+             Anthropic(R"("stop\u005freason":"max_tokens")"),
+             "truncated_output", "/stop_reason"},
+        // A bare tool_calls array: its elements are searched too.
+        Stop{"bare_array_call_with_finish_reason",
+             R"([{"type":"function","function":{"name":"a","arguments":"{}"},
+               "finish_reason":"length"}])",
+             "truncated_output", "/0/finish_reason"},
+        Stop{"bare_array_function_with_stop_reason",
+             R"([{"type":"function","function":{"name":"a","arguments":"{}",
+               "stop_reason":"refusal"}}])",
+             "stream_error", "/0/function/stop_reason"},
+        Stop{"bare_array_complete",
+             R"([{"type":"function","function":{"name":"a","arguments":"{}"},
+               "finish_reason":"tool_calls"}])",
+             "", ""},
         Stop{"mcp_arguments_with_signal_keys",
              R"({"name":"a","arguments":{"finishReason":"SAFETY"}})", "", ""}),
     [](const testing::TestParamInfo<Stop>& info) { return info.param.name; });

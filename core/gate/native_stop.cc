@@ -62,6 +62,9 @@ bool IsArgumentKey(const std::string& key) {
 // a call read is refused anyway (unchecked_calls.h).
 class NestedWalker {
  public:
+  // Below a top-level array (a bare tool_calls array): every element.
+  std::optional<ReadError> Elements(const Json& array) { return Walk(array); }
+
   std::optional<ReadError> Members(const Json& object) {
     const bool call = object.contains("name");
     for (const auto& [key, value] : object.get_ref<const Json::object_t&>()) {
@@ -119,6 +122,7 @@ class NestedWalker {
 }  // namespace
 
 std::optional<ReadError> FindStopRefusal(const Json& doc) {
+  if (doc.is_array()) return NestedWalker().Elements(doc);
   if (!doc.is_object()) return std::nullopt;
   for (StopSignal signal : stream::kStopSignals) {
     if (auto refused = CheckSignal(doc, signal, "")) return refused;
@@ -135,27 +139,14 @@ std::optional<ReadError> FindStopRefusal(const Json& doc) {
   return NestedWalker().Members(doc);
 }
 
-std::optional<bool> PlainStops::Member(absl::string_view key,
-                                       PlainScanner* scan) {
+std::optional<bool> ReadPlainStopMember(absl::string_view key,
+                                        PlainScanner* scan) {
   if (key == "promptFeedback") return false;
   const std::optional<StopSignal> signal = stream::StopSignalOfKey(key);
   if (!signal.has_value()) return std::nullopt;
-  std::optional<Token>& token = tokens_[static_cast<int>(*signal)];
-  token.emplace();
-  return scan->String(&*token);
-}
-
-bool PlainStops::AllComplete(const JsonLimits& limits) const {
-  std::string value;
-  for (int i = 0; i < kCount; ++i) {
-    if (!tokens_[i].has_value()) continue;
-    if (!Decode(*tokens_[i], limits, &value) ||
-        stream::ClassifyStop(stream::kStopSignals[i], value) !=
-            StopKind::kComplete) {
-      return false;
-    }
-  }
-  return true;
+  Token value;
+  return scan->String(&value) && !value.escaped &&
+         stream::ClassifyStop(*signal, value.raw) == StopKind::kComplete;
 }
 
 }  // namespace gate_internal

@@ -23,11 +23,10 @@
 // string, or a value toolgate does not know, is unrecognized_output: an
 // unknown is never read as complete.
 //
-// Thread-safety: pure functions; a PlainStops is used by one thread.
+// Thread-safety: pure functions.
 #ifndef TOOLGATE_CORE_GATE_NATIVE_STOP_H_
 #define TOOLGATE_CORE_GATE_NATIVE_STOP_H_
 
-#include <iterator>
 #include <optional>
 
 #include "absl/strings/string_view.h"
@@ -44,24 +43,23 @@ namespace gate_internal {
 // there.
 std::optional<ReadError> FindStopRefusal(const Json& doc);
 
-// The stop signals a plain reader meets among the top-level members, read
-// as strings; the plain reader answers only when all say complete (the
-// general reader decides and reports everything else).
-class PlainStops {
- public:
-  // For a top-level member `key` that carries a stop signal (or is
-  // promptFeedback): whether its value was read (false for anything but a
-  // string: null, a number, promptFeedback's object). nullopt for any
-  // other key, which the reader reads itself.
-  std::optional<bool> Member(absl::string_view key, PlainScanner* scan);
-
-  // Whether every signal read says complete (none read: true).
-  bool AllComplete(const JsonLimits& limits) const;
-
- private:
-  static constexpr int kCount = std::size(stream::kStopSignals);
-  std::optional<Token> tokens_[kCount];
-};
+// For a plain reader's top-level member `key`: nullopt when it carries no
+// stop signal (the reader reads it itself); else whether its value was
+// read and says complete (an unescaped string the table calls complete).
+// Anything else (another value, an escaped one, a promptFeedback) is
+// false: the plain reader then refuses, and the general reader decides
+// and reports it.
+std::optional<bool> ReadPlainStopMember(absl::string_view key,
+                                        PlainScanner* scan);
+inline std::optional<bool> ReadPlainStop(absl::string_view key,
+                                         PlainScanner* scan) {
+  // Inline, the test most keys fail: every signal key (and promptFeedback)
+  // starts with one of these bytes.
+  if (key.empty() || (key[0] != 's' && key[0] != 'f' && key[0] != 'p')) {
+    return std::nullopt;
+  }
+  return ReadPlainStopMember(key, scan);
+}
 
 }  // namespace gate_internal
 }  // namespace toolgate

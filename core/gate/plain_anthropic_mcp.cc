@@ -47,12 +47,11 @@ class AnthropicReader {
 
   const PlainScanner& scan() const { return scan_; }
   const std::vector<Block>& blocks() const { return blocks_; }
-  const PlainStops& stops() const { return stops_; }
 
  private:
   bool TopMember(absl::string_view key) {
     if (IsCallKey(key) || key == "tool_calls") return false;
-    if (std::optional<bool> read = stops_.Member(key, &scan_)) return *read;
+    if (std::optional<bool> read = ReadPlainStop(key, &scan_)) return *read;
     if (key == "content") return scan_.Array([this] { return ReadBlock(); });
     return scan_.InertValue();
   }
@@ -81,7 +80,6 @@ class AnthropicReader {
 
   PlainScanner scan_;
   std::vector<Block> blocks_;
-  PlainStops stops_;
 };
 
 // A block that is not a call: one the general reader lets pass (text,
@@ -122,7 +120,6 @@ class McpReader {
   const Token& name() const { return *name_; }
   absl::string_view arguments() const { return arguments_; }
   int arguments_depth() const { return arguments_depth_; }
-  const PlainStops& stops() const { return stops_; }
 
  private:
   bool TopMember(absl::string_view key) {
@@ -136,7 +133,7 @@ class McpReader {
     if (IsCallKey(key) || key == "content" || key == "tool_calls") {
       return false;
     }
-    if (std::optional<bool> read = stops_.Member(key, &scan_)) return *read;
+    if (std::optional<bool> read = ReadPlainStop(key, &scan_)) return *read;
     return scan_.InertValue();
   }
 
@@ -144,7 +141,6 @@ class McpReader {
   std::optional<Token> name_;
   absl::string_view arguments_;
   int arguments_depth_ = 0;
-  PlainStops stops_;
 };
 
 }  // namespace
@@ -153,13 +149,12 @@ std::optional<RawCalls> ReadPlainAnthropicMessage(absl::string_view text,
                                                   const JsonLimits& limits) {
   const std::optional<AnthropicReader> reader =
       ReadPlain<AnthropicReader>(text, limits);
-  if (!reader.has_value() || !reader->stops().AllComplete(limits)) {
-    return std::nullopt;
-  }
+  if (!reader.has_value()) return std::nullopt;
   RawCalls out;
-  std::string type;
+  std::string scratch;
+  absl::string_view type;
   for (const Block& b : reader->blocks()) {
-    if (!Decode(*b.type, limits, &type)) return std::nullopt;
+    if (!View(*b.type, limits, &scratch, &type)) return std::nullopt;
     if (type != "tool_use") {
       if (!InertBlock(b, type, limits)) return std::nullopt;
       continue;
@@ -177,8 +172,7 @@ std::optional<RawCalls> ReadPlainMcpParams(absl::string_view text,
   const std::optional<McpReader> reader = ReadPlain<McpReader>(text, limits);
   RawCall call;
   call.source = "mcp_call";
-  if (!reader.has_value() || !reader->stops().AllComplete(limits) ||
-      !Decode(reader->name(), limits, &call.name) ||
+  if (!reader.has_value() || !Decode(reader->name(), limits, &call.name) ||
       !ParseArgumentsAt(reader->arguments(), reader->arguments_depth(), limits,
                         &call)) {
     return std::nullopt;

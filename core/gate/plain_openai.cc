@@ -34,12 +34,11 @@ class OpenAIReader {
   const PlainScanner& scan() const { return scan_; }
   const std::vector<PlainCall>& calls() const { return calls_; }
   const std::optional<Token>& content() const { return content_; }
-  const PlainStops& stops() const { return stops_; }
 
  private:
   bool TopMember(absl::string_view key) {
     if (IsCallKey(key)) return false;
-    if (std::optional<bool> read = stops_.Member(key, &scan_)) return *read;
+    if (std::optional<bool> read = ReadPlainStop(key, &scan_)) return *read;
     if (key == "tool_calls") {
       return scan_.Array([this] { return Call(); });
     }
@@ -91,7 +90,6 @@ class OpenAIReader {
   PlainScanner scan_;
   std::vector<PlainCall> calls_;
   std::optional<Token> content_;
-  PlainStops stops_;
 };
 
 // Whether `key` (with its quotes) occurs: glibc's memmem, as the generic
@@ -107,20 +105,20 @@ std::optional<RawCalls> ReadPlainOpenAIMessage(absl::string_view text,
                                                const JsonLimits& limits) {
   const std::optional<OpenAIReader> reader =
       ReadPlain<OpenAIReader>(text, limits);
-  if (!reader.has_value() || !reader->stops().AllComplete(limits) ||
-      (reader->content().has_value() &&
-       !TextIsInert(*reader->content(), limits))) {
+  if (!reader.has_value() || (reader->content().has_value() &&
+                              !TextIsInert(*reader->content(), limits))) {
     return std::nullopt;
   }
   RawCalls out;
   out.calls.reserve(reader->calls().size());
-  std::string type;
+  std::string scratch;
+  absl::string_view type;
   for (const PlainCall& plain : reader->calls()) {
     RawCall call;
     call.source = "openai_tool_calls";
     std::string arguments;
     if ((plain.has_id && !Decode(plain.id, limits, &call.id)) ||
-        !Decode(plain.type, limits, &type) || type != "function" ||
+        !View(plain.type, limits, &scratch, &type) || type != "function" ||
         !Decode(plain.name, limits, &call.name) ||
         !Decode(plain.arguments, limits, &arguments)) {
       return std::nullopt;

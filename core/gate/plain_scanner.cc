@@ -1,14 +1,12 @@
 #include "core/gate/plain_scanner.h"
 
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "core/gate/unchecked_calls.h"
 #include "core/json/strict_json_scan_internal.h"
-#include "core/stream/stop_signal.h"
 
 namespace toolgate {
 namespace gate_internal {
@@ -21,12 +19,6 @@ bool IsCallKey(absl::string_view key) {
   return false;
 }
 
-bool IsStopKey(absl::string_view key) {
-  const std::optional<stream::StopSignal> signal =
-      stream::StopSignalOfKey(key);
-  return signal.has_value() && *signal != stream::StopSignal::kResponsesStatus;
-}
-
 bool Decode(const Token& token, const JsonLimits& limits, std::string* out) {
   if (!token.escaped) {
     out->assign(token.raw.data(), token.raw.size());
@@ -37,6 +29,17 @@ bool Decode(const Token& token, const JsonLimits& limits, std::string* out) {
   absl::StatusOr<Json> value = ParseStrictJson(quoted, limits);
   if (!value.ok() || !value->is_string()) return false;
   *out = std::move(value->get_ref<std::string&>());
+  return true;
+}
+
+bool View(const Token& token, const JsonLimits& limits, std::string* scratch,
+          absl::string_view* out) {
+  if (!token.escaped) {
+    *out = token.raw;
+    return true;
+  }
+  if (!Decode(token, limits, scratch)) return false;
+  *out = *scratch;
   return true;
 }
 

@@ -23,6 +23,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
 #include "core/json/strict_json.h"
+#include "core/stream/stop_signal.h"
 
 namespace toolgate {
 namespace gate_internal {
@@ -41,11 +42,20 @@ bool IsCallKey(absl::string_view key);
 // Whether a key below an output's top level carries a stop signal
 // (stop_reason, finish_reason, finishReason): the general reader judges
 // it (native_stop.h).
-bool IsStopKey(absl::string_view key);
+inline bool IsStopKey(absl::string_view key) {
+  const std::optional<stream::StopSignal> signal =
+      stream::StopSignalOfKey(key);
+  return signal.has_value() && *signal != stream::StopSignal::kResponsesStatus;
+}
 
 // The string a token stands for; false when its escapes are not strict
 // JSON (the general reader then reports that).
 bool Decode(const Token& token, const JsonLimits& limits, std::string* out);
+
+// The string a token stands for, as a view: its own bytes when it has no
+// escape (no copy), else decoded into `*scratch`; false as Decode.
+bool View(const Token& token, const JsonLimits& limits, std::string* scratch,
+          absl::string_view* out);
 
 // Whether a token's escapes, if any, are strict JSON.
 bool EscapesValid(const Token& token, const JsonLimits& limits);

@@ -68,27 +68,6 @@ absl::string_view StopSignalKey(StopSignal signal) {
   return "";
 }
 
-std::optional<StopSignal> StopSignalOfKey(absl::string_view key) {
-  // By length first: this runs on every top-level key of native output.
-  switch (key.size()) {
-    case 11:
-      if (key == "stop_reason") return StopSignal::kAnthropicStopReason;
-      break;
-    case 13:
-      if (key == "finish_reason") return StopSignal::kOpenAIFinishReason;
-      break;
-    case 12:
-      if (key == "finishReason") return StopSignal::kGeminiFinishReason;
-      break;
-    case 6:
-      if (key == "status") return StopSignal::kResponsesStatus;
-      break;
-    default:
-      break;
-  }
-  return std::nullopt;
-}
-
 StopKind ClassifyStop(StopSignal signal, absl::string_view value) {
   switch (signal) {
     case StopSignal::kAnthropicStopReason:

@@ -42,7 +42,33 @@ inline constexpr StopSignal kStopSignals[] = {
 absl::string_view StopSignalKey(StopSignal signal);
 
 // The signal a member named `key` carries; nullopt for any other key.
-std::optional<StopSignal> StopSignalOfKey(absl::string_view key);
+// Inline: native output's readers ask it of every key they pass.
+inline std::optional<StopSignal> StopSignalOfKey(absl::string_view key) {
+  // By length and first byte, so that most keys cost no comparison.
+  switch (key.size()) {
+    case 6:
+      if (key[0] == 's' && key == "status") return StopSignal::kResponsesStatus;
+      break;
+    case 11:
+      if (key[0] == 's' && key == "stop_reason") {
+        return StopSignal::kAnthropicStopReason;
+      }
+      break;
+    case 12:
+      if (key[0] == 'f' && key == "finishReason") {
+        return StopSignal::kGeminiFinishReason;
+      }
+      break;
+    case 13:
+      if (key[0] == 'f' && key == "finish_reason") {
+        return StopSignal::kOpenAIFinishReason;
+      }
+      break;
+    default:
+      break;
+  }
+  return std::nullopt;
+}
 
 enum class StopKind {
   kComplete,   // The model finished: end_turn, tool_use, stop_sequence;
