@@ -12,16 +12,15 @@
 // message's members, and the sidecar refuses an output that was cut,
 // refused or failed, as it refuses its stream. In those four envelopes the
 // provider always sets the signal on a finished response, so a missing one
-// is sent as null (still being generated: refused too); null is kept for
-// these keys wherever it is.
+// is sent as null (still being generated: refused too), and a null signal
+// at the top level of what the caller passed is kept.
 
 type Json = any;
 
 // The members a provider says why its model stopped in.
 const SIGNALS = new Set(["stop_reason", "finish_reason", "finishReason", "status"]);
 
-/** Plain JSON data: toJSON() honoured, undefined/null members dropped (but
- * a stop signal's null). */
+/** Plain JSON data: toJSON() honoured, undefined/null members dropped. */
 export function toPlain(value: unknown): Json {
   if (value && typeof (value as any).toJSON === "function") {
     value = (value as any).toJSON();
@@ -30,7 +29,7 @@ export function toPlain(value: unknown): Json {
   if (value && typeof value === "object") {
     const out: Record<string, Json> = {};
     for (const [k, v] of Object.entries(value)) {
-      if (v !== undefined && (v !== null || SIGNALS.has(k))) out[k] = toPlain(v);
+      if (v !== undefined && v !== null) out[k] = toPlain(v);
     }
     return out;
   }
@@ -162,9 +161,24 @@ export function reshape(doc: Json): Json {
   return doc;
 }
 
+/** toPlain, keeping a top-level stop signal that is null (the response had
+ * not finished). */
+function toPlainOutput(value: unknown): Json {
+  const plain = toPlain(value);
+  const top: any = value && typeof (value as any).toJSON === "function"
+    ? (value as any).toJSON() : value;
+  if (plain && typeof plain === "object" && !Array.isArray(plain) && top &&
+      typeof top === "object") {
+    for (const key of SIGNALS) {
+      if (Object.prototype.hasOwnProperty.call(top, key) && top[key] === null) plain[key] = null;
+    }
+  }
+  return plain;
+}
+
 /** The oneof member of a ValidateToolCallRequest for `value`. */
 export function modelOutput(value: unknown): { text: string } | { native_json: string } {
   if (typeof value === "string") return { text: value };
   if (value instanceof Uint8Array) return { text: Buffer.from(value).toString("utf8") };
-  return { native_json: JSON.stringify(reshape(toPlain(value))) };
+  return { native_json: JSON.stringify(reshape(toPlainOutput(value))) };
 }

@@ -273,5 +273,29 @@ def test_model_output_matches_the_full_path(output):
     if isinstance(output, str):
         assert _outputs.model_output(output) == ("text", output)
         return
-    full = json.dumps(_outputs.reshape(_outputs.to_plain(output)))
+    full = json.dumps(_outputs.reshape(_outputs.to_plain_output(output)))
     assert _outputs.model_output(output) == ("native_json", full)
+
+
+def test_reshape_passes_the_signal_on():
+    from toolgate import _outputs
+    assert _outputs.reshape(_completion("length"))["finish_reason"] == "length"
+    assert _outputs.reshape(_with(ANTHROPIC_MESSAGE, stop_reason="refusal"))[
+        "stop_reason"] == "refusal"
+    assert _outputs.reshape(_gemini_rest(finishReason="SAFETY"))[
+        "finishReason"] == "SAFETY"
+    assert _outputs.reshape(_with(RESPONSES_RESPONSE, status="failed"))[
+        "status"] == "failed"
+    # Two signals that disagree say nothing to trust: null.
+    choice = {"index": 0, "finish_reason": "stop",
+              "message": _with(OPENAI_MESSAGE, finish_reason="length")}
+    assert _outputs.reshape({"choices": [choice]})["finish_reason"] is None
+    # A None argument is still dropped (as before); a None signal at the
+    # top is kept.
+    kind, text = _outputs.model_output(
+        {"role": "assistant", "finish_reason": None, "content": [
+            {"type": "tool_use", "id": "t", "name": "update_ticket",
+             "input": {"ticket_id": "TCK-000777", "status": None}}]})
+    assert json.loads(text)["finish_reason"] is None
+    assert json.loads(text)["content"][0]["input"] == {
+        "ticket_id": "TCK-000777"}

@@ -16,8 +16,8 @@ message's members, so that the sidecar refuses an output that was cut
 (length, max_tokens), refused or failed, as it refuses the stream of the
 same content. Where the provider always sets the signal on a finished
 response (those four envelopes), a missing one is sent as null: a response
-still being generated, which the sidecar refuses too. None is kept for
-these keys wherever it is, for the same reason.
+still being generated, which the sidecar refuses too; a None signal at the
+top level of a dict is kept as null for the same reason.
 """
 import json
 from typing import Any, Optional, Tuple
@@ -29,21 +29,19 @@ ModelOutput = Tuple[str, str]
 _SCALARS = (str, int, float, bool)
 
 # The members a provider says why its model stopped in (the sidecar reads
-# them: README "Native output accepted"). None is not dropped for them: a
-# null signal says the response had not finished.
+# them: README "Native output accepted"). At a dict's top level None is
+# not dropped for them: a null signal says the response had not finished.
 _SIGNALS = frozenset({"stop_reason", "finish_reason", "finishReason",
                       "status"})
 
 
 def to_plain(value: Any) -> Any:
-    """Returns value as dicts/lists/scalars, dropping None-valued keys (but
-    a stop signal's)."""
+    """Returns value as dicts/lists/scalars, dropping None-valued keys."""
     if isinstance(value, _SCALARS):
         return value
     if type(value) is dict:  # the common case: no SDK object inside
         return {str(k): v if isinstance(v, _SCALARS) else to_plain(v)
-                for k, v in value.items()
-                if v is not None or k in _SIGNALS}
+                for k, v in value.items() if v is not None}
     if hasattr(value, "model_dump"):  # pydantic v2: openai, anthropic, genai
         try:
             # by_alias: the wire names (google-genai's camelCase).
@@ -57,8 +55,7 @@ def to_plain(value: Any) -> Any:
             value, dict):
         value = value.dict()  # pydantic v1
     if isinstance(value, dict):
-        return {str(k): to_plain(v) for k, v in value.items()
-                if v is not None or k in _SIGNALS}
+        return {str(k): to_plain(v) for k, v in value.items() if v is not None}
     if isinstance(value, (list, tuple)):
         return [to_plain(v) for v in value]
     return value
@@ -212,6 +209,17 @@ def reshape(doc: Any) -> Any:
     return doc
 
 
+def to_plain_output(value: Any) -> Any:
+    """to_plain, keeping a dict's top-level stop signal that is None (as
+    null: the response had not finished)."""
+    plain = to_plain(value)
+    if type(value) is dict and isinstance(plain, dict):
+        for key in _SIGNALS:
+            if key in value and value[key] is None:
+                plain[key] = None
+    return plain
+
+
 def _plain_json(value: Any) -> Optional[str]:
     """The JSON text of a dict or list that is already what to_plain would
     return (top-level None values aside), else None.
@@ -243,4 +251,4 @@ def model_output(value: Any) -> ModelOutput:
         text = _plain_json(value)
         if text is not None:
             return ("native_json", text)
-    return ("native_json", json.dumps(reshape(to_plain(value))))
+    return ("native_json", json.dumps(reshape(to_plain_output(value))))
