@@ -132,6 +132,9 @@ export function reshape(doc: Json): Json {
     return withSignal(reshape(choice.message ?? choice), "finish_reason",
       choice.finish_reason);
   }
+  if (doc.message && typeof doc.message === "object" && "finish_reason" in doc) {
+    return withSignal(reshape(doc.message), "finish_reason", doc.finish_reason);  // one choice
+  }
   if (doc.object === "response" && Array.isArray(doc.output)) {
     return fromResponses(doc.output, doc.status ?? null);
   }

@@ -107,6 +107,7 @@ const without = (doc, key) => Object.fromEntries(Object.entries(doc).filter(([k]
 const ALLOWED = [
   ["chat tool_calls", completion("tool_calls")],
   ["chat stop", completion("stop")],
+  ["one choice", completion("tool_calls").choices[0]],
   ["message with its finish_reason", { ...MESSAGE, finish_reason: "tool_calls" }],
   ["anthropic end_turn", { ...ANTHROPIC, stop_reason: "end_turn" }],
   ["anthropic stop_sequence", { ...ANTHROPIC, stop_reason: "stop_sequence" }],
@@ -121,6 +122,7 @@ const STOPPED = [
   ["chat null", completion(null), "truncated_output"],
   ["chat finish_reason absent", { choices: [{ index: 0, message: MESSAGE }] }, "truncated_output"],
   ["chat function_call", completion("function_call"), "unrecognized_output"],
+  ["one choice, length", completion("length").choices[0], "truncated_output"],
   ["message, finish_reason length", { ...MESSAGE, finish_reason: "length" }, "truncated_output"],
   ["message, finish_reason null", { ...MESSAGE, finish_reason: null }, "truncated_output"],
   ["anthropic max_tokens", { ...ANTHROPIC, stop_reason: "max_tokens" }, "truncated_output"],

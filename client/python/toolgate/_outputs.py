@@ -182,6 +182,9 @@ def reshape(doc: Any) -> Any:
         choice = choices[0]
         return _with_signal(reshape(choice.get("message", choice)),
                             "finish_reason", choice.get("finish_reason"))
+    if isinstance(doc.get("message"), dict) and "finish_reason" in doc:
+        return _with_signal(reshape(doc["message"]), "finish_reason",
+                            doc["finish_reason"])  # one Choice
     if doc.get("object") == "response" and isinstance(doc.get("output"), list):
         return _from_responses(doc["output"], doc.get("status"))
     candidates = doc.get("candidates")
