@@ -197,6 +197,26 @@ def composed_natives():
             {"type": "tool_use", "id": "tu_1", "name": "get_invoice",
              "input": {"invoice_id": "INV-00000001"}}]}),
         dumps({"name": "get_customer", "arguments": {"customer_id": "CUS-000001"}}),
+    ] + stop_natives(call)
+
+
+def stop_natives(call):
+    """Outputs carrying a provider's stop signal (core/stream/stop_signal.h)."""
+    tool_use = {"type": "tool_use", "id": "tu_1", "name": "get_invoice",
+                "input": {"invoice_id": "INV-00000001"}}
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    return [
+        dumps({"type": "message", "role": "assistant", "content": [tool_use],
+               "stop_reason": "tool_use"}),
+        dumps({"type": "message", "role": "assistant", "content": [tool_use],
+               "stop_reason": "max_tokens"}),
+        dumps({"type": "message", "role": "assistant", "content": [tool_use],
+               "stop_reason": None}),
+        dumps(dict(message, finish_reason="length")),
+        dumps(dict(message, finishReason="SAFETY")),
+        dumps(dict(message, status="incomplete")),
+        dumps({"object": "chat.completion", "choices": [
+            {"index": 0, "message": message, "finish_reason": "length"}]}),
     ]
 
 
