@@ -7,9 +7,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/policy/secret_checks.h"
+#include "core/text/invisible_chars.h"
 
 namespace toolgate::policy {
 namespace {
+
+using ::toolgate::text::NormalizeForScan;
+using ::toolgate::text::ScanText;
 
 constexpr size_t kWindow = LeakDetector::kLeakWindowBytes;
 // Polynomial hash modulo 2^64 with an odd base; mixed before use, since
@@ -51,26 +55,34 @@ uint64_t Mix(uint64_t h) {
 LeakDetector::LeakDetector(const std::vector<std::string>& protected_texts,
                            size_t max_protected_bytes) {
   size_t total = 0;
-  size_t windows = 0;
-  for (const std::string& t : protected_texts) {
-    total += t.size();
-    if (t.size() >= kWindow) windows += t.size() - kWindow + 1;
-  }
+  for (const std::string& t : protected_texts) total += t.size();
   if (total > std::min(max_protected_bytes, kMaxProtectedBytes)) {
     over_limit_ = true;
     return;
   }
   data_.reserve(total);
-  for (const std::string& t : protected_texts) {
-    data_ += t;
-    ends_.push_back(static_cast<uint32_t>(data_.size()));
+  for (size_t i = 0; i < protected_texts.size(); ++i) {
+    const std::string& t = protected_texts[i];
+    Append(t, static_cast<uint32_t>(i));
+    // The normal form is never longer than the text: data_ stays within
+    // twice kMaxProtectedBytes, well inside a uint32_t offset.
+    ScanText visible;
+    if (NormalizeForScan(t, &visible)) {
+      Append(visible.text, static_cast<uint32_t>(i));
+    }
+  }
+  size_t windows = 0;
+  size_t begin = 0;
+  for (uint32_t end : ends_) {
+    if (end - begin >= kWindow) windows += end - begin - kWindow + 1;
+    begin = end;
   }
   if (windows == 0) return;
   size_t capacity = 16;
   while (capacity < 2 * windows) capacity *= 2;
   slots_.assign(capacity, Slot{0, kEmpty});
   shift_ = 64 - __builtin_ctzll(capacity);
-  size_t begin = 0;
+  begin = 0;
   for (uint32_t end : ends_) {
     if (end - begin >= kWindow) {
       uint64_t h = HashWindow(data_.data() + begin);
@@ -82,6 +94,12 @@ LeakDetector::LeakDetector(const std::vector<std::string>& protected_texts,
     }
     begin = end;
   }
+}
+
+void LeakDetector::Append(absl::string_view text, uint32_t index) {
+  data_.append(text.data(), text.size());
+  ends_.push_back(static_cast<uint32_t>(data_.size()));
+  texts_.push_back(index);
 }
 
 void LeakDetector::Insert(uint64_t hash, uint32_t offset) {
@@ -120,38 +138,58 @@ uint32_t LeakDetector::Find(uint64_t hash, const char* window) const {
 }
 
 size_t LeakDetector::TextIndex(uint32_t offset) const {
-  return std::upper_bound(ends_.begin(), ends_.end(), offset) - ends_.begin();
+  return texts_[std::upper_bound(ends_.begin(), ends_.end(), offset) -
+                ends_.begin()];
 }
 
-std::optional<ArgumentViolation> LeakDetector::Check(
-    absl::string_view text) const {
+uint32_t LeakDetector::FirstWindow(absl::string_view text, size_t* at) const {
+  if (text.size() < kWindow) return kEmpty;
+  uint64_t h = HashWindow(text.data());
+  for (size_t i = 0;; ++i) {
+    const uint32_t found = Find(h, text.data() + i);
+    if (found != kEmpty) {
+      *at = i;
+      return found;
+    }
+    if (i + kWindow == text.size()) return kEmpty;
+    h = Roll(h, text[i], text[i + kWindow]);
+  }
+}
+
+std::optional<ArgumentViolation> LeakDetector::Check(absl::string_view text,
+                                                     ArgumentPart part) const {
   if (text.size() < kWindow) return std::nullopt;
   if (over_limit_) {
     return MakeViolation(
         "argument_leak",
         "the run's protected texts are too large to check arguments against; "
-        "string arguments of 32 bytes or more are refused");
+        "string arguments and member names of 32 bytes or more are refused");
   }
   if (slots_.empty()) return std::nullopt;
-  uint64_t h = HashWindow(text.data());
-  for (size_t i = 0;; ++i) {
-    const uint32_t found = Find(h, text.data() + i);
-    if (found != kEmpty) {
-      return MakeViolation(
-          "argument_leak",
-          absl::StrCat("the argument repeats ", kWindow,
-                       " or more consecutive bytes of protected text #",
-                       TextIndex(found), " (from byte ", i,
-                       " of the argument); do not copy the system prompt or "
-                       "secrets into tool arguments, summarise instead"));
-    }
-    if (i + kWindow == text.size()) return std::nullopt;
-    h = Roll(h, text[i], text[i + kWindow]);
+  size_t at = 0;
+  uint32_t found = FirstWindow(text, &at);
+  // As FindSecret: again without invisible characters, if it holds any.
+  ScanText visible;
+  const bool hidden =
+      found == kEmpty && NormalizeForScan(text, &visible);
+  if (hidden) {
+    found = FirstWindow(visible.text, &at);
+    at = visible.SourceOffset(at);
   }
+  if (found == kEmpty) return std::nullopt;
+  return MakeViolation(
+      "argument_leak",
+      absl::StrCat(ArgumentPartName(part), " repeats ", kWindow,
+                   " or more consecutive bytes of protected text #",
+                   TextIndex(found), " (from byte ", at,
+                   hidden ? ", split by invisible characters" : "",
+                   "); do not copy the system prompt or secrets into tool "
+                   "arguments, summarise instead"));
 }
 
 size_t LeakDetector::MemoryBytes() const {
-  return data_.capacity() + ends_.capacity() * sizeof(uint32_t) +
+  return data_.capacity() +
+         (ends_.capacity() + texts_.capacity()) * sizeof(uint32_t) +
          slots_.capacity() * sizeof(Slot);
 }
 

@@ -2,6 +2,15 @@
 // (`argument_secret`) and copies of the run's protected texts
 // (`argument_leak`). Neither violation message ever quotes the argument.
 //
+// Both read a string twice when it holds invisible characters: as sent,
+// and as text::NormalizeForScan leaves it (core/text/invisible_chars.h:
+// zero-width, bidi, soft hyphen and other format characters removed, odd
+// spaces and line breaks made plain), so a token or a protected text split
+// by U+200B is still found. A string without any is read once, not copied.
+// Offsets in messages are into the string as sent. `part` says whether the
+// string is a value or an object member's name (keys are scanned too) and
+// only changes the message.
+//
 // Thread-safety: FindSecret is a pure function; a LeakDetector is immutable
 // after construction and Check may run concurrently from any thread.
 #ifndef TOOLGATE_CORE_POLICY_SECRET_CHECKS_H_
@@ -35,19 +44,24 @@ namespace toolgate::policy {
 // Every token starts at a word boundary. Chosen for precision: a UUID, a
 // sha256 hex digest, an ordinary word or a "Bearer of news" pass. Linear in
 // the text (each candidate is verified within a bounded window).
-std::optional<ArgumentViolation> FindSecret(absl::string_view text);
+std::optional<ArgumentViolation> FindSecret(
+    absl::string_view text, ArgumentPart part = ArgumentPart::kValue);
 
 // argument_leak when a string argument contains kLeakWindowBytes or more
 // consecutive BYTES (not characters: 32 bytes of UTF-8 may be fewer than 32
 // characters, which only makes the check stricter) of one protected text.
-// Protected texts shorter than the window can never be matched.
+// Protected texts shorter than the window can never be matched. A
+// protected text that holds invisible characters is stored a second time
+// as NormalizeForScan leaves it, so that either form of the argument
+// matches either form of the text.
 //
 // Built once per run: every distinct 32-byte window of the protected texts
 // is stored by its rolling hash in an open-addressing table (load <= 1/2)
 // of 8-byte slots, and each hit is confirmed with memcmp, so a hash
 // collision never decides. Memory: 1 byte (a copy) + 16 to 32 bytes (table,
-// capacity rounded up to a power of two) per protected byte; MemoryBytes()
-// reports the exact figure. Check is linear in the argument: one rolling
+// capacity rounded up to a power of two) per protected byte, up to twice
+// that for texts with invisible characters; MemoryBytes() reports the exact
+// figure. Check is linear in the argument: one rolling
 // hash step and an expected O(1) probe per byte.
 //
 // Fail closed: if the protected texts together exceed kMaxProtectedBytes,
@@ -63,7 +77,8 @@ class LeakDetector {
   explicit LeakDetector(const std::vector<std::string>& protected_texts,
                         size_t max_protected_bytes = kMaxProtectedBytes);
 
-  std::optional<ArgumentViolation> Check(absl::string_view text) const;
+  std::optional<ArgumentViolation> Check(
+      absl::string_view text, ArgumentPart part = ArgumentPart::kValue) const;
 
   // Heap bytes held (the text copy and the table).
   size_t MemoryBytes() const;
@@ -77,14 +92,20 @@ class LeakDetector {
   };
   static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
 
+  // Appends `text` to data_ as a form of protected text `index`.
+  void Append(absl::string_view text, uint32_t index);
   void Insert(uint64_t hash, uint32_t offset);
   // Offset of a stored window equal to `window`, or kEmpty.
   uint32_t Find(uint64_t hash, const char* window) const;
+  // Offset in data_ of the first stored window in `text`, or kEmpty; the
+  // window's offset in `text` in *at.
+  uint32_t FirstWindow(absl::string_view text, size_t* at) const;
   // Which protected text holds data_[offset].
   size_t TextIndex(uint32_t offset) const;
 
-  std::string data_;            // The protected texts, concatenated.
-  std::vector<uint32_t> ends_;  // End offset of each text in data_.
+  std::string data_;  // The protected texts (and normal forms), joined.
+  std::vector<uint32_t> ends_;   // End offset of each form in data_.
+  std::vector<uint32_t> texts_;  // Protected text of each form.
   std::vector<Slot> slots_;     // Power-of-two size, or empty.
   int shift_ = 64;              // 64 - log2(slots_.size()).
   size_t window_count_ = 0;

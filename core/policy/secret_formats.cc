@@ -11,6 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "core/policy/secret_checks.h"
 #include "core/policy/secret_formats_internal.h"
+#include "core/text/invisible_chars.h"
 
 namespace toolgate::policy {
 namespace {
@@ -233,9 +234,12 @@ struct StartTable {
 };
 constexpr StartTable kStartTable;
 
-}  // namespace
+using ::toolgate::text::NormalizeForScan;
+using ::toolgate::text::ScanText;
 
-std::optional<ArgumentViolation> FindSecret(absl::string_view text) {
+// The kind of the first token in `text` and its offset in *at; empty when
+// there is none.
+absl::string_view FirstSecret(absl::string_view text, size_t* at) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
   uint8_t prev = 0;  // The start of the text is a boundary.
   // Every format is longer than two bytes.
@@ -250,15 +254,37 @@ std::optional<ArgumentViolation> FindSecret(absl::string_view text) {
     }
     const absl::string_view kind = internal::SecretKindAt(text, i);
     if (!kind.empty()) {
-      return MakeViolation(
-          "argument_secret",
-          absl::StrCat("the argument contains what looks like ", kind,
-                       " (at byte ", i,
-                       "); never put credentials in tool arguments: refer "
-                       "to them by name and let the runtime supply them"));
+      *at = i;
+      return kind;
     }
   }
-  return std::nullopt;
+  return {};
+}
+
+}  // namespace
+
+std::optional<ArgumentViolation> FindSecret(absl::string_view text,
+                                            ArgumentPart part) {
+  size_t at = 0;
+  absl::string_view kind = FirstSecret(text, &at);
+  // No token in the bytes as sent: read them again without invisible
+  // characters, if they hold any (a token split by U+200B is still the
+  // token once pasted). The common text has none and is not copied.
+  ScanText visible;
+  const bool hidden = kind.empty() && NormalizeForScan(text, &visible);
+  if (hidden) {
+    kind = FirstSecret(visible.text, &at);
+    at = visible.SourceOffset(at);
+  }
+  if (kind.empty()) return std::nullopt;
+  return MakeViolation(
+      "argument_secret",
+      absl::StrCat(ArgumentPartName(part), " contains what looks like ", kind,
+                   " (at byte ", at,
+                   hidden ? ", split by invisible characters" : "",
+                   "); never put credentials in tool arguments",
+                   part == ArgumentPart::kMemberName ? " or member names" : "",
+                   ": refer to them by name and let the runtime supply them"));
 }
 
 }  // namespace toolgate::policy

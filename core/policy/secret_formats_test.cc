@@ -190,5 +190,120 @@ TEST(FindSecretTest, AgreesWithTheDefinitionOnRandomTexts) {
   EXPECT_LT(found, 18000);
 }
 
+// Invisible characters a model can put inside a token, each as UTF-8.
+struct Invisible {
+  const char* name;
+  std::string utf8;
+};
+const Invisible kInvisibles[] = {
+    {"U+200B zero width space", "\xE2\x80\x8B"},
+    {"U+200C zero width non-joiner", "\xE2\x80\x8C"},
+    {"U+200D zero width joiner", "\xE2\x80\x8D"},
+    {"U+2060 word joiner", "\xE2\x81\xA0"},
+    {"U+FEFF byte order mark", "\xEF\xBB\xBF"},
+    {"U+00AD soft hyphen", "\xC2\xAD"},
+    {"U+200E left-to-right mark", "\xE2\x80\x8E"},
+    {"U+200F right-to-left mark", "\xE2\x80\x8F"},
+    {"U+202E right-to-left override", "\xE2\x80\xAE"},
+    {"U+2066 left-to-right isolate", "\xE2\x81\xA6"},
+    {"U+061C arabic letter mark", "\xD8\x9C"},
+    {"U+E0041 tag latin capital a", "\xF3\xA0\x81\x81"},
+};
+
+// One of each format FindSecret knows, as in the table above.
+std::vector<std::string> OneOfEachFormat() {
+  return {
+      "-----BEGIN RSA PRIVATE KEY-----",
+      kAws,
+      absl::StrCat("AS", "IAY34FZKBOKMUTVV7A"),
+      absl::StrCat("AI", "za", Alnum(35)),
+      absl::StrCat("AccountKey=", Alnum(44)),
+      absl::StrCat("SharedAccessKey=", Alnum(44)),
+      absl::StrCat("gh", "p_", Alnum(36)),
+      absl::StrCat("github", "_pat_", Alnum(22), "_", Alnum(59)),
+      absl::StrCat("xo", "xb-", "1234567890-", Alnum(24)),
+      absl::StrCat("s", "k-proj-", Alnum(48)),
+      absl::StrCat("s", "k_live_", Alnum(24)),
+      "Bearer abc123def456ghi789jkl0mno",
+      kJwt,
+  };
+}
+
+// `token` with `invisible` after every `every` bytes (not splitting the
+// token's ASCII, which is all it holds).
+std::string Split(const std::string& token, const std::string& invisible,
+                  size_t every) {
+  std::string out;
+  for (size_t i = 0; i < token.size(); ++i) {
+    if (i > 0 && i % every == 0) out += invisible;
+    out += token[i];
+  }
+  return out;
+}
+
+// Issue 25 item 2: a token split by invisible characters is still the
+// token once pasted; the scan reads the text without them.
+TEST(FindSecretTest, InvisibleCharactersDoNotHideAToken) {
+  for (const std::string& token : OneOfEachFormat()) {
+    ASSERT_TRUE(FindSecret(token).has_value()) << token;
+    for (const Invisible& c : kInvisibles) {
+      for (size_t every : {size_t{1}, size_t{4}, token.size() / 2}) {
+        const std::string split = Split(token, c.utf8, every);
+        std::optional<ArgumentViolation> v = FindSecret("cfg: " + split);
+        ASSERT_TRUE(v.has_value()) << c.name << " every " << every << ": "
+                                   << token;
+        EXPECT_EQ(v->code, "argument_secret");
+        // The offset is into the text as sent; the message says why the
+        // bytes as sent did not show the token (half a Slack token may
+        // still be one).
+        EXPECT_NE(v->message.find("(at byte 5"), std::string::npos)
+            << v->message;
+        if (every == 1) {
+          EXPECT_NE(v->message.find("split by invisible"), std::string::npos)
+              << v->message;
+        }
+        EXPECT_EQ(v->message.find(token.substr(token.size() / 2, 8)),
+                  std::string::npos);
+      }
+    }
+    // Several different ones, and runs of them, in one token.
+    std::string mixed;
+    for (size_t i = 0; i < token.size(); ++i) {
+      if (i > 0) {
+        mixed += kInvisibles[i % std::size(kInvisibles)].utf8;
+        if (i % 3 == 0) mixed += kInvisibles[(i + 5) % std::size(kInvisibles)].utf8;
+      }
+      mixed += token[i];
+    }
+    EXPECT_TRUE(FindSecret(mixed).has_value()) << token;
+  }
+}
+
+TEST(FindSecretTest, InvisibleCharactersDoNotMakeAToken) {
+  const std::string zwsp = "\xE2\x80\x8B";
+  // Benign texts with invisible characters stay benign.
+  for (const std::string& text : std::vector<std::string>{
+           "Hello" + zwsp + " world", "\xEF\xBB\xBFplain text with a BOM",
+        "AKIA" + zwsp + " is a prefix", "the bearer" + zwsp + " of bad news",
+        "sk-" + zwsp + "learn-is-a-machine-learning-library-for-python",
+        "\xE2\x80\xAEtxt.exe"}) {
+    EXPECT_FALSE(FindSecret(text).has_value()) << text;
+  }
+  // A visible byte in the way still breaks a token (only invisible
+  // characters are taken out).
+  EXPECT_FALSE(FindSecret(Split(kAws, "-", 4)).has_value());
+}
+
+TEST(FindSecretTest, AMemberNameIsNamedAsSuch) {
+  std::optional<ArgumentViolation> v =
+      FindSecret(kAws, ArgumentPart::kMemberName);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->message.rfind("the member name contains", 0), 0u) << v->message;
+  EXPECT_EQ(v->message.find(kAws), std::string::npos);
+  v = FindSecret(kAws);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->message.rfind("the argument contains", 0), 0u) << v->message;
+}
+
 }  // namespace
 }  // namespace toolgate::policy

@@ -1,10 +1,11 @@
-#include "core/output/internal/invisible_chars.h"
+#include "core/text/invisible_chars.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 
 namespace toolgate {
-namespace output {
-namespace internal {
+namespace text {
 namespace {
 
 enum class Action { kKeep, kDrop, kSpace, kNewline };
@@ -47,9 +48,43 @@ Action Classify(char32_t c) {
   return Action::kKeep;
 }
 
-// Decodes the UTF-8 sequence at s[i]; its length in *len (1 for a byte
-// that does not start a well-formed sequence, returned as is).
-char32_t Decode(absl::string_view s, size_t i, size_t* len) {
+constexpr uint64_t kOnes = 0x0101010101010101ull;
+constexpr uint64_t kHighBits = 0x8080808080808080ull;
+
+bool IsPlain(unsigned char b) {
+  return (b >= 0x20 && b < 0x7F) || b == '\t' || b == '\n';
+}
+
+// Whether all eight bytes at p are printable ASCII (0x20-0x7E): no high
+// bit, none below 0x20, none equal to 0x7F (the bit tricks are exact for
+// "any byte").
+bool AllPrintable(const char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, sizeof(w));
+  const uint64_t below_space = (w - kOnes * 0x20) & ~w & kHighBits;
+  const uint64_t del = w ^ (kOnes * 0x7F);
+  const uint64_t is_del = (del - kOnes) & ~del & kHighBits;
+  return ((w & kHighBits) | below_space | is_del) == 0;
+}
+
+// The first position at or after `i` whose byte is not printable ASCII,
+// tab or LF, or s.size(): the fast path past plain text.
+size_t SkipPlain(absl::string_view s, size_t i) {
+  for (;;) {
+    while (i + sizeof(uint64_t) <= s.size() && AllPrintable(s.data() + i)) {
+      i += sizeof(uint64_t);
+    }
+    // Tab and LF stop the word test: step over them a byte at a time, up
+    // to the next word.
+    const size_t stop = std::min(s.size(), i + sizeof(uint64_t));
+    while (i < stop && IsPlain(static_cast<unsigned char>(s[i]))) ++i;
+    if (i < stop || i == s.size()) return i;
+  }
+}
+
+}  // namespace
+
+char32_t DecodeUtf8At(absl::string_view s, size_t i, size_t* len) {
   const unsigned char b = static_cast<unsigned char>(s[i]);
   size_t n = b < 0x80           ? 1
              : (b >> 5) == 0x6  ? 2
@@ -73,8 +108,6 @@ char32_t Decode(absl::string_view s, size_t i, size_t* len) {
   return c;
 }
 
-}  // namespace
-
 size_t ScanText::SourceOffset(size_t i) const {
   auto it = std::upper_bound(
       shifts.begin(), shifts.end(), i,
@@ -88,15 +121,10 @@ bool NormalizeForScan(absl::string_view source, ScanText* out) {
   std::vector<std::pair<size_t, size_t>> shifts;
   size_t ahead = 0;   // Bytes the source is ahead of `text`.
   size_t copied = 0;  // source[0, copied) is in `text` already.
-  for (size_t i = 0; i < source.size();) {
-    const unsigned char b = static_cast<unsigned char>(source[i]);
-    // Printable ASCII, tab and LF: the fast path.
-    if ((b >= 0x20 && b < 0x7F) || b == '\t' || b == '\n') {
-      ++i;
-      continue;
-    }
+  for (size_t i = SkipPlain(source, 0); i < source.size();
+       i = SkipPlain(source, i)) {
     size_t len;
-    const Action action = Classify(Decode(source, i, &len));
+    const Action action = Classify(DecodeUtf8At(source, i, &len));
     if (action == Action::kKeep) {
       i += len;
       continue;
@@ -125,6 +153,5 @@ bool NormalizeForScan(absl::string_view source, ScanText* out) {
   return true;
 }
 
-}  // namespace internal
-}  // namespace output
+}  // namespace text
 }  // namespace toolgate
