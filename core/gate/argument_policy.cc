@@ -122,18 +122,20 @@ void CheckRules(const ArgumentPolicy& policy, const Json& args, Findings& out) {
 void CheckStrings(const CheckedCall& call, const RunFacts& run, Findings& out) {
   const bool writes = call.tool->spec.side_effect != SideEffect::kRead;
   if (!writes && run.leaks == nullptr) return;
-  ForEachString(call.raw.arguments, [&](const std::string& text,
-                                        const ValuePath& at,
-                                        policy::ArgumentPart part) {
+  const auto scan = [&](const std::string& text, const ValuePath& at,
+                        policy::ArgumentPart part) {
     if (writes) {
       if (auto found = policy::FindSecret(text, part)) {
         out.Add(found, at.Pointer());
       }
     }
     if (run.leaks != nullptr) {
-      if (auto found = run.leaks->Check(text, part)) out.Add(found, at.Pointer());
+      if (auto found = run.leaks->Check(text, part)) {
+        out.Add(found, at.Pointer());
+      }
     }
-  });
+  };
+  ForEachString(call.raw.arguments, scan);
 }
 
 }  // namespace

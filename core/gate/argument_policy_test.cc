@@ -409,7 +409,7 @@ TEST(SecretsTest, AValueSplitByInvisiblesIsStillAToken) {
       absl::StrCat("AK", "IA\xE2\x80\x8BIOSF\xE2\x81\xA0\xC2\xAD",
                    "ODNN7EXA\xEF\xBB\xBFMPLE");
   GateResult r = Gate({{"notify", Json{{"body", "key: " + split}}.dump()}});
-  EXPECT_THAT(Codes(r), ElementsAre("argument_secret"));
+  ASSERT_THAT(Codes(r), ElementsAre("argument_secret"));
   EXPECT_EQ(r.violations[0].pointer, "/body");
 }
 
@@ -430,10 +430,9 @@ TEST(LeaksTest, AMemberNameHoldingProtectedTextIsALeak) {
   run.leaks = &leaks;
   const std::string copy = prompt.substr(20, 50);
   std::vector<std::string> names = {copy};
-  for (const std::string& c : {"\xE2\x80\x8B", "\xE2\x81\xA0",
-                               "\xEF\xBB\xBF", "\xC2\xAD",
-                               "\xE2\x80\x8F", "\xE2\x80\xAE",
-                               "\xE2\x81\xA6"}) {
+  for (const std::string& c :
+       {"\xE2\x80\x8B", "\xE2\x81\xA0", "\xEF\xBB\xBF", "\xC2\xAD",
+        "\xE2\x80\x8F", "\xE2\x80\xAE", "\xE2\x81\xA6"}) {
     std::string split;
     for (size_t i = 0; i < copy.size(); ++i) {
       split += copy[i];
@@ -444,7 +443,8 @@ TEST(LeaksTest, AMemberNameHoldingProtectedTextIsALeak) {
   for (const std::string& name : names) {
     // Read tools too: a leak is a leak whatever the tool does.
     for (const Json& args :
-         {Json{{name, "x"}}, Json{{"q", {{"deep", Json::array({Json{{name, 1}}})}}}}}) {
+         {Json{{name, "x"}},
+          Json{{"q", {{"deep", Json::array({Json{{name, 1}}})}}}}}) {
       GateResult r = Gate({{"lookup", args.dump()}}, run);
       EXPECT_THAT(Codes(r), ElementsAre("argument_leak")) << name;
       if (r.violations.empty()) continue;
@@ -455,10 +455,11 @@ TEST(LeaksTest, AMemberNameHoldingProtectedTextIsALeak) {
     }
   }
   // 31 bytes of it in a name are not a leak.
-  EXPECT_EQ(Gate({{"lookup", Json{{"#" + prompt.substr(20, 31) + "#", 1}}.dump()}},
-                 run)
-                .decision,
-            Decision::kAllow);
+  EXPECT_EQ(
+      Gate({{"lookup", Json{{"#" + prompt.substr(20, 31) + "#", 1}}.dump()}},
+           run)
+          .decision,
+      Decision::kAllow);
 }
 
 TEST(ParallelTest, AToolThatMustRunAloneIsRefusedBesideOthers) {

@@ -156,9 +156,8 @@ uint32_t LeakDetector::FirstWindow(absl::string_view text, size_t* at) const {
   }
 }
 
-std::optional<ArgumentViolation> LeakDetector::Check(absl::string_view text,
-                                                     ArgumentPart part) const {
-  if (text.size() < kWindow) return std::nullopt;
+std::optional<ArgumentViolation> LeakDetector::CheckWindows(
+    absl::string_view text, ArgumentPart part) const {
   if (over_limit_) {
     return MakeViolation(
         "argument_leak",
@@ -170,8 +169,7 @@ std::optional<ArgumentViolation> LeakDetector::Check(absl::string_view text,
   uint32_t found = FirstWindow(text, &at);
   // As FindSecret: again without invisible characters, if it holds any.
   ScanText visible;
-  const bool hidden =
-      found == kEmpty && NormalizeForScan(text, &visible);
+  const bool hidden = found == kEmpty && NormalizeForScan(text, &visible);
   if (hidden) {
     found = FirstWindow(visible.text, &at);
     at = visible.SourceOffset(at);

@@ -50,7 +50,8 @@ absl::string_view FormProblem(absl::string_view text) {
   if (text[0] == '~') return "starts with '~' (home directory expansion)";
   for (size_t i = 0; i < text.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x80) {
+    if (static_cast<unsigned char>(c - 0x20) >= 0x5f) {  // Not 0x20-0x7E.
+      if (c < 0x80) return kControl;
       size_t len = 1;
       if (absl::string_view p = NonAsciiProblem(text, i, &len); !p.empty()) {
         return p;
@@ -58,7 +59,6 @@ absl::string_view FormProblem(absl::string_view text) {
       i += len - 1;
       continue;
     }
-    if (c < 0x20 || c == 0x7f) return kControl;
     if (c == '\\') return "contains a backslash";
     if (c == '%' && i + 2 < text.size() && IsHex(text[i + 1]) &&
         IsHex(text[i + 2])) {

@@ -80,11 +80,18 @@ INSTANTIATE_TEST_SUITE_P(
         PathCase{"a\x7f", false, "path_invalid"},
         PathCase{"a b.txt", false, ""},
         PathCase{"r\xc3\xa9sum\xc3\xa9.pdf", false, ""},
-        PathCase{"\xe6\x9d\xb1\xe4\xba\xac/\xd8\xa7.txt", false, ""},  // CJK, Arabic.
+        PathCase{"\xe6\x9d\xb1\xe4\xba\xac/\xd8\xa7.txt", false,
+                 ""},  // CJK, Arabic.
         // C1 controls are control characters too.
-        PathCase{"a\xc2\x85" "b", false, "path_invalid"},  // NEL
-        PathCase{"a\xc2\x9b" "b", false, "path_invalid"},  // CSI
-        PathCase{"a\xc2\xa0" "b", false, ""},  // NBSP is not one.
+        PathCase{"a\xc2\x85"
+                 "b",
+                 false, "path_invalid"},  // NEL
+        PathCase{"a\xc2\x9b"
+                 "b",
+                 false, "path_invalid"},  // CSI
+        PathCase{"a\xc2\xa0"
+                 "b",
+                 false, ""},  // NBSP is not one.
         PathCase{"", false, "path_invalid"}));
 
 // Issue 25 item 16: a bidi control shows a path as another one
@@ -124,12 +131,18 @@ TEST(PathBidiTest, BidiControlsAnywhereAreRefused) {
   // Neighbours of the set pass: U+202F (narrow no-break space), U+2065
   // (unassigned), U+206A, U+200D (zero width joiner, in some scripts'
   // names).
-  for (const std::string& ok :
-       {"a\xe2\x80\xaf" "b", "a\xe2\x81\xa5" "b", "a\xe2\x81\xaa" "b",
-        "a\xe2\x80\x8d" "b"}) {
+  for (const std::string& ok : {"a\xe2\x80\xaf"
+                                "b",
+                                "a\xe2\x81\xa5"
+                                "b",
+                                "a\xe2\x81\xaa"
+                                "b",
+                                "a\xe2\x80\x8d"
+                                "b"}) {
     EXPECT_FALSE(CheckPath(ok, rule).has_value()) << ok;
   }
-  EXPECT_FALSE(ValidatePathRule(PathRule{"/srv/\xe2\x80\xaereports", false}).ok());
+  EXPECT_FALSE(
+      ValidatePathRule(PathRule{"/srv/\xe2\x80\xaereports", false}).ok());
 }
 
 TEST(PathRootTest, RootSlashAllowsEverythingInsideButNotAbove) {

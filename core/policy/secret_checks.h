@@ -44,8 +44,20 @@ namespace toolgate::policy {
 // Every token starts at a word boundary. Chosen for precision: a UUID, a
 // sha256 hex digest, an ordinary word or a "Bearer of news" pass. Linear in
 // the text (each candidate is verified within a bounded window).
-std::optional<ArgumentViolation> FindSecret(
-    absl::string_view text, ArgumentPart part = ArgumentPart::kValue);
+//
+// No token is shorter than kShortestSecretBytes (a Slack token, "xoxb-"
+// and ten more bytes): most member names and many values are shorter, and
+// are passed over inline, without a call.
+inline constexpr size_t kShortestSecretBytes = 15;
+namespace internal {
+std::optional<ArgumentViolation> FindSecretInText(absl::string_view text,
+                                                  ArgumentPart part);
+}  // namespace internal
+inline std::optional<ArgumentViolation> FindSecret(
+    absl::string_view text, ArgumentPart part = ArgumentPart::kValue) {
+  if (text.size() < kShortestSecretBytes) return std::nullopt;
+  return internal::FindSecretInText(text, part);
+}
 
 // argument_leak when a string argument contains kLeakWindowBytes or more
 // consecutive BYTES (not characters: 32 bytes of UTF-8 may be fewer than 32
@@ -77,8 +89,12 @@ class LeakDetector {
   explicit LeakDetector(const std::vector<std::string>& protected_texts,
                         size_t max_protected_bytes = kMaxProtectedBytes);
 
+  // Texts shorter than the window are passed over inline.
   std::optional<ArgumentViolation> Check(
-      absl::string_view text, ArgumentPart part = ArgumentPart::kValue) const;
+      absl::string_view text, ArgumentPart part = ArgumentPart::kValue) const {
+    if (text.size() < kLeakWindowBytes) return std::nullopt;
+    return CheckWindows(text, part);
+  }
 
   // Heap bytes held (the text copy and the table).
   size_t MemoryBytes() const;
@@ -92,6 +108,8 @@ class LeakDetector {
   };
   static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
 
+  std::optional<ArgumentViolation> CheckWindows(absl::string_view text,
+                                                ArgumentPart part) const;
   // Appends `text` to data_ as a form of protected text `index`.
   void Append(absl::string_view text, uint32_t index);
   void Insert(uint64_t hash, uint32_t offset);
@@ -106,8 +124,8 @@ class LeakDetector {
   std::string data_;  // The protected texts (and normal forms), joined.
   std::vector<uint32_t> ends_;   // End offset of each form in data_.
   std::vector<uint32_t> texts_;  // Protected text of each form.
-  std::vector<Slot> slots_;     // Power-of-two size, or empty.
-  int shift_ = 64;              // 64 - log2(slots_.size()).
+  std::vector<Slot> slots_;      // Power-of-two size, or empty.
+  int shift_ = 64;               // 64 - log2(slots_.size()).
   size_t window_count_ = 0;
   bool over_limit_ = false;
 };

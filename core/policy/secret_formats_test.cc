@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/policy/secret_checks.h"
 #include "core/policy/secret_formats_internal.h"
+#include "core/text/invisible_chars.h"
 #include "gtest/gtest.h"
 
 namespace toolgate::policy {
@@ -150,10 +151,18 @@ TEST(FindSecretTest, AdversarialRepetitionStaysFast) {
 }
 
 // FindSecret skips most bytes with a table test; the definition it must
-// agree with is the first position where SecretKindAt finds a token.
+// agree with is the first position where SecretKindAt finds a token in the
+// text as sent or, when there is none, in the text without invisible
+// characters (mapped back to the text as sent).
 std::optional<size_t> FirstSecretByDefinition(absl::string_view text) {
   for (size_t i = 0; i + 1 < text.size(); ++i) {
     if (!internal::SecretKindAt(text, i).empty()) return i;
+  }
+  text::ScanText visible;
+  if (!text::NormalizeForScan(text, &visible)) return std::nullopt;
+  const absl::string_view v = visible.text;
+  for (size_t i = 0; i + 1 < v.size(); ++i) {
+    if (!internal::SecretKindAt(v, i).empty()) return visible.SourceOffset(i);
   }
   return std::nullopt;
 }
@@ -164,15 +173,20 @@ TEST(FindSecretTest, AgreesWithTheDefinitionOnRandomTexts) {
   // byte, and inside words.
   const std::vector<std::string> pieces = {
       "AKIA", "ASIA", "AIza", "AccountKey=", "SharedAccessKey=", "ghp_",
-      "github_pat_", "xoxb-", "xoxz-", "sk-", "sk_live_", "rk_live_",
-      "Bearer ", "bEaReR\t", "eyJ", ".", "-----BEGIN ", "RSA PRIVATE KEY-----",
+      "github_pat_", "xoxb-", "xoxz-", "sk-", "sk_live_", "rk_live_", "Bearer ",
+      "bEaReR\t", "eyJ", ".", "-----BEGIN ", "RSA PRIVATE KEY-----",
       "PRIVATE KEY", "-", "_", " ", "\n", "=", "/", "+", "~", "\xc3\xa9", "e",
       "s", "b", "A", "g", "x", "r", "S", Alnum(8, 1), Alnum(16, 2),
-      Alnum(24, 3), Alnum(40, 4), "0123456789ABCDEF", "abcdefghijklmnop"};
+      Alnum(24, 3), Alnum(40, 4), "0123456789ABCDEF", "abcdefghijklmnop",
+      // Invisible characters, a space NormalizeForScan makes plain, a line
+      // break it makes "\n", a control byte and a byte that is not UTF-8.
+      "\xe2\x80\x8b", "\xc2\xad", "\xe2\x80\xae", "\xc2\xa0", "\r",
+      std::string(1, '\x01'), "\xff"};
   std::mt19937 rng(20261127);
   std::uniform_int_distribution<size_t> count(1, 12);
   std::uniform_int_distribution<size_t> pick(0, pieces.size() - 1);
   int found = 0;
+  int hidden = 0;  // Found only without invisible characters.
   for (int n = 0; n < 20000; ++n) {
     std::string text;
     for (size_t k = count(rng); k > 0; --k) text += pieces[pick(rng)];
@@ -181,13 +195,45 @@ TEST(FindSecretTest, AgreesWithTheDefinitionOnRandomTexts) {
     ASSERT_EQ(got.has_value(), want.has_value()) << text;
     if (!want) continue;
     ++found;
-    EXPECT_NE(got->message.find(absl::StrCat("(at byte ", *want, ")")),
-              std::string::npos)
+    const bool split =
+        got->message.find(absl::StrCat("(at byte ", *want,
+                                       ", split by invisible characters)")) !=
+        std::string::npos;
+    hidden += split;
+    EXPECT_TRUE(split || got->message.find(absl::StrCat(
+                             "(at byte ", *want, ")")) != std::string::npos)
         << text << " -> " << got->message;
   }
   // Both answers are common enough for the comparison to mean something.
   EXPECT_GT(found, 1000);
   EXPECT_LT(found, 18000);
+  EXPECT_GT(hidden, 100);
+}
+
+// FindSecret passes over texts shorter than kShortestSecretBytes: the shortest
+// token of every format, each one byte short of it not being one.
+TEST(FindSecretTest, NoFormatIsShorterThanTheShortestReadText) {
+  const std::string shortest[] = {
+      absl::StrCat("xo", "xb-1234567890"),
+      "eyJaaaaaaa.eyJaaaaaaa.",
+      kAws,
+      "-----BEGIN PRIVATE KEY-----",
+      "Bearer abcdefghijklmnopqrs1",
+      absl::StrCat("s", "k_live_", Alnum(24)),
+      absl::StrCat("s", "k-", Alnum(32)),
+      absl::StrCat("AI", "za", Alnum(35)),
+      absl::StrCat("gh", "p_", Alnum(36)),
+      absl::StrCat("github", "_pat_", Alnum(40)),
+      absl::StrCat("AccountKey=", Alnum(40)),
+      absl::StrCat("SharedAccessKey=", Alnum(40)),
+  };
+  for (const std::string& token : shortest) {
+    EXPECT_GE(token.size(), kShortestSecretBytes) << token;
+    EXPECT_TRUE(FindSecret(token).has_value()) << token;
+    EXPECT_FALSE(FindSecret(token.substr(0, token.size() - 1)).has_value())
+        << token;
+  }
+  EXPECT_EQ(shortest[0].size(), kShortestSecretBytes);
 }
 
 // Invisible characters a model can put inside a token, each as UTF-8.
@@ -250,8 +296,8 @@ TEST(FindSecretTest, InvisibleCharactersDoNotHideAToken) {
       for (size_t every : {size_t{1}, size_t{4}, token.size() / 2}) {
         const std::string split = Split(token, c.utf8, every);
         std::optional<ArgumentViolation> v = FindSecret("cfg: " + split);
-        ASSERT_TRUE(v.has_value()) << c.name << " every " << every << ": "
-                                   << token;
+        ASSERT_TRUE(v.has_value())
+            << c.name << " every " << every << ": " << token;
         EXPECT_EQ(v->code, "argument_secret");
         // The offset is into the text as sent; the message says why the
         // bytes as sent did not show the token (half a Slack token may
@@ -271,7 +317,8 @@ TEST(FindSecretTest, InvisibleCharactersDoNotHideAToken) {
     for (size_t i = 0; i < token.size(); ++i) {
       if (i > 0) {
         mixed += kInvisibles[i % std::size(kInvisibles)].utf8;
-        if (i % 3 == 0) mixed += kInvisibles[(i + 5) % std::size(kInvisibles)].utf8;
+        if (i % 3 == 0)
+          mixed += kInvisibles[(i + 5) % std::size(kInvisibles)].utf8;
       }
       mixed += token[i];
     }
@@ -284,9 +331,9 @@ TEST(FindSecretTest, InvisibleCharactersDoNotMakeAToken) {
   // Benign texts with invisible characters stay benign.
   for (const std::string& text : std::vector<std::string>{
            "Hello" + zwsp + " world", "\xEF\xBB\xBFplain text with a BOM",
-        "AKIA" + zwsp + " is a prefix", "the bearer" + zwsp + " of bad news",
-        "sk-" + zwsp + "learn-is-a-machine-learning-library-for-python",
-        "\xE2\x80\xAEtxt.exe"}) {
+           "AKIA" + zwsp + " is a prefix", "the bearer" + zwsp + " of bad news",
+           "sk-" + zwsp + "learn-is-a-machine-learning-library-for-python",
+           "\xE2\x80\xAEtxt.exe"}) {
     EXPECT_FALSE(FindSecret(text).has_value()) << text;
   }
   // A visible byte in the way still breaks a token (only invisible

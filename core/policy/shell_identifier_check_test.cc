@@ -61,18 +61,21 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"@/etc/passwd", "option_injection"},
         Case{"@@x", "option_injection"}, Case{"+x", "option_injection"},
         Case{"+%s", "option_injection"}, Case{"+", "option_injection"},
-        Case{"++x", "option_injection"},
-        Case{"+-x", "option_injection"}, Case{"-@x", "option_injection"},
-        Case{"a@b", ""}, Case{"a+b", ""}, Case{"x@", ""}, Case{"c++", ""},
-        Case{"./@file", ""}, Case{"./+x", ""},
+        Case{"++x", "option_injection"}, Case{"+-x", "option_injection"},
+        Case{"-@x", "option_injection"}, Case{"a@b", ""}, Case{"a+b", ""},
+        Case{"x@", ""}, Case{"c++", ""}, Case{"./@file", ""}, Case{"./+x", ""},
         // Whatever stands before '@' or '+' to hide it is refused itself.
         Case{" @file", "shell_metacharacter"},
         Case{"\t@file", "shell_metacharacter"},
         Case{"'@file'", "shell_metacharacter"},
         Case{"\"@file\"", "shell_metacharacter"},
         Case{"\xe2\x80\x8b@file", "shell_metacharacter"},  // U+200B
-        Case{"\xef\xbc\xa0" "file", "shell_metacharacter"},  // Fullwidth @
-        Case{"\xe2\x80\xae" "x", "shell_metacharacter"},  // U+202E
+        Case{"\xef\xbc\xa0"
+             "file",
+             "shell_metacharacter"},  // Fullwidth @
+        Case{"\xe2\x80\xae"
+             "x",
+             "shell_metacharacter"},  // U+202E
         Case{"=@file", "shell_metacharacter"}));
 
 TEST(ShellArgTest, TheMessageNamesTheLeadingCharacter) {

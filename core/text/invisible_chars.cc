@@ -51,33 +51,35 @@ Action Classify(char32_t c) {
 constexpr uint64_t kOnes = 0x0101010101010101ull;
 constexpr uint64_t kHighBits = 0x8080808080808080ull;
 
-bool IsPlain(unsigned char b) {
-  return (b >= 0x20 && b < 0x7F) || b == '\t' || b == '\n';
-}
-
-// Whether all eight bytes at p are printable ASCII (0x20-0x7E): no high
-// bit, none below 0x20, none equal to 0x7F (the bit tricks are exact for
-// "any byte").
-bool AllPrintable(const char* p) {
+// High bit set in each byte of `w` that is not printable ASCII (0x20-0x7E),
+// and maybe in bytes after it. A byte sets its high bit in `w + 1` when it
+// is 0x7F or more, and in `(w - 0x20) & ~w` when it is below 0x20; carries
+// and borrows cross into the next byte only from a byte that is itself
+// flagged, so the test is exact for "any byte".
+uint64_t NotPrintable(const char* p) {
   uint64_t w;
   std::memcpy(&w, p, sizeof(w));
-  const uint64_t below_space = (w - kOnes * 0x20) & ~w & kHighBits;
-  const uint64_t del = w ^ (kOnes * 0x7F);
-  const uint64_t is_del = (del - kOnes) & ~del & kHighBits;
-  return ((w & kHighBits) | below_space | is_del) == 0;
+  return (w | (w + kOnes) | ((w - kOnes * 0x20) & ~w)) & kHighBits;
 }
 
 // The first position at or after `i` whose byte is not printable ASCII,
 // tab or LF, or s.size(): the fast path past plain text.
 size_t SkipPlain(absl::string_view s, size_t i) {
   for (;;) {
-    while (i + sizeof(uint64_t) <= s.size() && AllPrintable(s.data() + i)) {
+    // Two words at a time, then one.
+    while (i + 2 * sizeof(uint64_t) <= s.size() &&
+           (NotPrintable(s.data() + i) |
+            NotPrintable(s.data() + i + sizeof(uint64_t))) == 0) {
+      i += 2 * sizeof(uint64_t);
+    }
+    while (i + sizeof(uint64_t) <= s.size() &&
+           NotPrintable(s.data() + i) == 0) {
       i += sizeof(uint64_t);
     }
     // Tab and LF stop the word test: step over them a byte at a time, up
     // to the next word.
     const size_t stop = std::min(s.size(), i + sizeof(uint64_t));
-    while (i < stop && IsPlain(static_cast<unsigned char>(s[i]))) ++i;
+    while (i < stop && IsPlainByte(static_cast<unsigned char>(s[i]))) ++i;
     if (i < stop || i == s.size()) return i;
   }
 }

@@ -47,6 +47,14 @@ struct ScanText {
 // longer than `source`.
 bool NormalizeForScan(absl::string_view source, ScanText* out);
 
+// Printable ASCII, tab and LF: the bytes NormalizeForScan leaves alone by
+// themselves. A text of only these is never changed, so a scanner that
+// reads every byte anyway can note whether it saw another and call
+// NormalizeForScan only then.
+constexpr bool IsPlainByte(unsigned char b) {
+  return (b >= 0x20 && b < 0x7F) || b == '\t' || b == '\n';
+}
+
 // The code point of the UTF-8 sequence at s[i] and its length in *len; a
 // byte that does not start a complete sequence is U+FFFD of length 1.
 // Lenient (overlongs decode): for classifying text, not for validating it.

@@ -48,15 +48,15 @@ TEST(NormalizeForScan, WordTestStopsAtEveryNonPlainByte) {
   // tabs and line feeds around it keep the word test stepping.
   const std::string zwsp = "\xE2\x80\x8B";
   const std::string base = "abcdefgh\tijklmnopq\nrstuvwxyz0123456789ABCDEFGH";
-  for (const std::string& hidden : {zwsp, std::string("\x7F"),
-                                    std::string("\x01"), std::string("\r")}) {
+  for (const std::string& hidden :
+       {zwsp, std::string("\x7F"), std::string("\x01"), std::string("\r")}) {
     for (size_t at = 0; at <= base.size(); ++at) {
       std::string source = base;
       source.insert(at, hidden);
       ScanText out;
       ASSERT_TRUE(NormalizeForScan(source, &out)) << at;
-      EXPECT_EQ(out.text, hidden == "\r" ? std::string(base).insert(at, "\n")
-                                          : base)
+      EXPECT_EQ(out.text,
+                hidden == "\r" ? std::string(base).insert(at, "\n") : base)
           << at;
       EXPECT_EQ(out.SourceOffset(out.text.size()), source.size()) << at;
     }
@@ -70,8 +70,8 @@ TEST(IsBidiControl, TheFormattingCharactersThatReorderText) {
                      0x202E, 0x2066, 0x2067, 0x2068, 0x2069}) {
     EXPECT_TRUE(IsBidiControl(c)) << static_cast<uint32_t>(c);
   }
-  for (char32_t c : {0x0041, 0x200B, 0x200D, 0x2029, 0x202F, 0x2065, 0x206A,
-                     0xFEFF}) {
+  for (char32_t c :
+       {0x0041, 0x200B, 0x200D, 0x2029, 0x202F, 0x2065, 0x206A, 0xFEFF}) {
     EXPECT_FALSE(IsBidiControl(c)) << static_cast<uint32_t>(c);
   }
 }
