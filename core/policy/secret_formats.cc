@@ -209,9 +209,12 @@ using ::toolgate::text::IsPlainByte;
 // Every format but a PEM block starts only after a byte that is not
 // alphanumeric (SecretKindAt checks each one's exact rule), so a format's
 // first letter inside a word, the common case in prose, costs one test.
-// Bytes NormalizeForScan may change are a class of their own that passes
-// every test: the scan notes them past the tests, so a plain text (the
-// common case) pays nothing to learn that it needs no second read.
+//
+// Until the scan meets a byte NormalizeForScan may change, such bytes are
+// a class of their own that passes every test: the scan notes the first
+// past the tests and goes on with a table where they are class 0. A plain
+// text (the common case) pays nothing to learn that it needs no second
+// read, and other text pays for one byte.
 constexpr const char* kStarts[] = {"--", "AK", "AS", "AI", "Ac", "Sh",
                                    "gh", "gi", "xo", "sk", "rk", "Be",
                                    "BE", "be", "bE", "ey"};
@@ -222,10 +225,10 @@ constexpr uint8_t kNotPlainClass = kClassMask;
 struct StartTable {
   uint8_t info[256] = {};  // kAlnumBit | kAfterAlnumBit | class.
   uint64_t second[kClassMask + 1][4] = {};
-  constexpr StartTable() {
+  constexpr explicit StartTable(bool note_not_plain) {
     for (int c = 0; c < 256; ++c) {
       if (IsAlnum(static_cast<char>(c))) info[c] = kAlnumBit;
-      if (!IsPlainByte(static_cast<unsigned char>(c))) {
+      if (note_not_plain && !IsPlainByte(static_cast<unsigned char>(c))) {
         info[c] = kAfterAlnumBit | kNotPlainClass;
       }
     }
@@ -244,7 +247,8 @@ struct StartTable {
     return ((second[cls][b >> 6] >> (b & 63)) & 1) != 0;
   }
 };
-constexpr StartTable kStartTable;
+constexpr StartTable kNotingTable(/*note_not_plain=*/true);
+constexpr StartTable kPlainTable(/*note_not_plain=*/false);
 static_assert(sizeof(kStarts) / sizeof(kStarts[0]) < kNotPlainClass);
 
 using ::toolgate::text::NormalizeForScan;
@@ -254,20 +258,20 @@ using ::toolgate::text::ScanText;
 // there is none. Then *plain says whether every byte was IsPlainByte.
 absl::string_view FirstSecret(absl::string_view text, size_t* at, bool* plain) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
+  const StartTable* table = &kNotingTable;
   uint8_t prev = 0;  // The start of the text is a boundary.
-  bool odd = !text.empty() && !IsPlainByte(bytes[text.size() - 1]);
   // Every format is longer than two bytes.
   for (size_t i = 0; i + 1 < text.size(); ++i) {
-    const uint8_t info = kStartTable.info[bytes[i]];
+    const uint8_t info = table->info[bytes[i]];
     const bool after_alnum = (prev & kAlnumBit) != 0;
     prev = info;
     const uint8_t cls = info & kClassMask;
     if (cls == 0 || (after_alnum && (info & kAfterAlnumBit) == 0) ||
-        !kStartTable.SecondAllowed(cls, bytes[i + 1])) {
+        !table->SecondAllowed(cls, bytes[i + 1])) {
       continue;
     }
     if (cls == kNotPlainClass) {
-      odd = true;
+      table = &kPlainTable;
       continue;
     }
     const absl::string_view kind = internal::SecretKindAt(text, i);
@@ -276,7 +280,8 @@ absl::string_view FirstSecret(absl::string_view text, size_t* at, bool* plain) {
       return kind;
     }
   }
-  *plain = !odd;
+  *plain = table == &kNotingTable &&
+           (text.empty() || IsPlainByte(bytes[text.size() - 1]));
   return {};
 }
 

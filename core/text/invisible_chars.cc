@@ -30,23 +30,74 @@ constexpr Range kDropped[] = {
     {0x1D173, 0x1D17A}, {0xE0000, 0xE0FFF},
 };
 
+// Made a space: non-ASCII spaces and U+2800 BRAILLE PATTERN BLANK.
+constexpr Range kSpaces[] = {
+    {0x00A0, 0x00A0}, {0x1680, 0x1680}, {0x2000, 0x200A}, {0x202F, 0x202F},
+    {0x205F, 0x205F}, {0x2800, 0x2800}, {0x3000, 0x3000},
+};
+
+// Made "\n": VT, FF, CR, NEL, LINE and PARAGRAPH SEPARATOR.
+constexpr Range kNewlines[] = {
+    {0x000B, 0x000D}, {0x0085, 0x0085}, {0x2028, 0x2029}};
+
+template <size_t N>
+bool In(const Range (&ranges)[N], char32_t c) {
+  for (const Range& r : ranges) {
+    if (c >= r.first && c <= r.last) return true;
+  }
+  return false;
+}
+
 Action Classify(char32_t c) {
-  if (c == '\t' || c == '\n') return Action::kKeep;
-  if (c == '\r' || c == 0x0B || c == 0x0C || c == 0x85 || c == 0x2028 ||
-      c == 0x2029) {
-    return Action::kNewline;
-  }
-  if (c >= 0x20 && c < 0x7F) return Action::kKeep;
-  if (c == 0x00A0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
-      c == 0x202F || c == 0x205F || c == 0x3000 || c == 0x2800) {
-    return Action::kSpace;
-  }
+  if ((c >= 0x20 && c < 0x7F) || c == '\t' || c == '\n') return Action::kKeep;
+  if (In(kNewlines, c)) return Action::kNewline;
+  if (In(kSpaces, c)) return Action::kSpace;
   const Range* it =
       std::upper_bound(std::begin(kDropped), std::end(kDropped), c,
                        [](char32_t v, const Range& r) { return v < r.first; });
   if (it != std::begin(kDropped) && c <= (it - 1)->last) return Action::kDrop;
   return Action::kKeep;
 }
+
+// Where a character Classify does not keep may start, derived from the
+// ranges above: per byte, a bitset over the low six bits of the byte after
+// it. An ASCII byte that acts (a control) has every bit; a lead byte the
+// second bytes of its acting characters; any other byte none. Text in most
+// scripts (accented Latin, Cyrillic, CJK, kana, Hangul, and most
+// punctuation) is passed over without being decoded.
+struct ActTable {
+  uint64_t next[256] = {};
+  constexpr void Mark(char32_t c) {
+    if (c < 0x80) {
+      next[c] = ~uint64_t{0};
+      return;
+    }
+    const int lead = c < 0x800     ? 0xC0 | (c >> 6)
+                     : c < 0x10000 ? 0xE0 | (c >> 12)
+                                   : 0xF0 | (c >> 18);
+    const int shift = c < 0x800 ? 0 : c < 0x10000 ? 6 : 12;
+    next[lead] |= uint64_t{1} << ((c >> shift) & 0x3F);
+  }
+  constexpr ActTable() {
+    for (const Range& r : kDropped) {
+      for (char32_t c = r.first; c <= r.last; ++c) Mark(c);
+    }
+    for (const Range& r : kSpaces) {
+      for (char32_t c = r.first; c <= r.last; ++c) Mark(c);
+    }
+    for (const Range& r : kNewlines) {
+      for (char32_t c = r.first; c <= r.last; ++c) Mark(c);
+    }
+  }
+  // Whether p[i] (i < n) may start a character that is not kept.
+  bool MayAct(const unsigned char* p, size_t i, size_t n) const {
+    const uint64_t bits = next[p[i]];
+    if (bits == 0) return false;
+    if (bits == ~uint64_t{0} || i + 1 == n) return true;
+    return ((bits >> (p[i + 1] & 0x3F)) & 1) != 0;
+  }
+};
+constexpr ActTable kActs;
 
 constexpr uint64_t kOnes = 0x0101010101010101ull;
 constexpr uint64_t kHighBits = 0x8080808080808080ull;
@@ -62,9 +113,10 @@ uint64_t NotPrintable(const char* p) {
   return (w | (w + kOnes) | ((w - kOnes * 0x20) & ~w)) & kHighBits;
 }
 
-// The first position at or after `i` whose byte is not printable ASCII,
-// tab or LF, or s.size(): the fast path past plain text.
-size_t SkipPlain(absl::string_view s, size_t i) {
+// The first position at or after `i` whose byte may start a character
+// that is not kept (kActs), or s.size(): the fast path past printable
+// ASCII (a word at a time) and past the bytes of kept characters.
+size_t SkipKept(absl::string_view s, size_t i) {
   for (;;) {
     // Two words at a time, then one.
     while (i + 2 * sizeof(uint64_t) <= s.size() &&
@@ -76,10 +128,11 @@ size_t SkipPlain(absl::string_view s, size_t i) {
            NotPrintable(s.data() + i) == 0) {
       i += sizeof(uint64_t);
     }
-    // Tab and LF stop the word test: step over them a byte at a time, up
-    // to the next word.
-    const size_t stop = std::min(s.size(), i + sizeof(uint64_t));
-    while (i < stop && IsPlainByte(static_cast<unsigned char>(s[i]))) ++i;
+    // Tab, LF and the bytes of most non-ASCII characters stop the word
+    // test: step over them a byte at a time, up to the next word.
+    const size_t stop = std::min(s.size(), i + 2 * sizeof(uint64_t));
+    const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
+    while (i < stop && !kActs.MayAct(bytes, i, s.size())) ++i;
     if (i < stop || i == s.size()) return i;
   }
 }
@@ -123,8 +176,8 @@ bool NormalizeForScan(absl::string_view source, ScanText* out) {
   std::vector<std::pair<size_t, size_t>> shifts;
   size_t ahead = 0;   // Bytes the source is ahead of `text`.
   size_t copied = 0;  // source[0, copied) is in `text` already.
-  for (size_t i = SkipPlain(source, 0); i < source.size();
-       i = SkipPlain(source, i)) {
+  for (size_t i = SkipKept(source, 0); i < source.size();
+       i = SkipKept(source, i)) {
     size_t len;
     const Action action = Classify(DecodeUtf8At(source, i, &len));
     if (action == Action::kKeep) {

@@ -65,6 +65,75 @@ TEST(NormalizeForScan, WordTestStopsAtEveryNonPlainByte) {
   EXPECT_FALSE(NormalizeForScan(base + base + "\t\n" + base, &out));
 }
 
+std::string Utf8(char32_t c) {
+  std::string s;
+  if (c < 0x80) {
+    s += static_cast<char>(c);
+  } else if (c < 0x800) {
+    s += static_cast<char>(0xC0 | (c >> 6));
+    s += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    s += static_cast<char>(0xE0 | (c >> 12));
+    s += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    s += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    s += static_cast<char>(0xF0 | (c >> 18));
+    s += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    s += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    s += static_cast<char>(0x80 | (c & 0x3F));
+  }
+  return s;
+}
+
+// The header's sets, written out again as the specification: what each
+// code point becomes between two letters.
+std::string Expected(char32_t c) {
+  struct Range {
+    char32_t first, last;
+  };
+  static constexpr Range kRemoved[] = {
+      {0x0000, 0x0008},   {0x000E, 0x001F},   {0x007F, 0x0084},
+      {0x0086, 0x009F},   {0x00AD, 0x00AD},   {0x034F, 0x034F},
+      {0x0600, 0x0605},   {0x061C, 0x061C},   {0x06DD, 0x06DD},
+      {0x070F, 0x070F},   {0x0890, 0x0891},   {0x08E2, 0x08E2},
+      {0x115F, 0x1160},   {0x17B4, 0x17B5},   {0x180B, 0x180F},
+      {0x200B, 0x200F},   {0x202A, 0x202E},   {0x2060, 0x206F},
+      {0x3164, 0x3164},   {0xFE00, 0xFE0F},   {0xFEFF, 0xFEFF},
+      {0xFFA0, 0xFFA0},   {0xFFF0, 0xFFFB},   {0x110BD, 0x110BD},
+      {0x110CD, 0x110CD}, {0x13430, 0x1343F}, {0x1BCA0, 0x1BCA3},
+      {0x1D173, 0x1D17A}, {0xE0000, 0xE0FFF},
+  };
+  for (char32_t nl : {0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029}) {
+    if (c == nl) return "a\nb";
+  }
+  for (char32_t sp : {0x00A0, 0x1680, 0x202F, 0x205F, 0x2800, 0x3000}) {
+    if (c == sp) return "a b";
+  }
+  if (c >= 0x2000 && c <= 0x200A) return "a b";
+  for (const Range& r : kRemoved) {
+    if (c >= r.first && c <= r.last) return "ab";
+  }
+  return "a" + Utf8(c) + "b";
+}
+
+// Every code point, so that the byte-level fast paths (the word test,
+// the table of lead bytes) can skip none that the sets hold.
+TEST(NormalizeForScan, EveryCodePointAsSpecified) {
+  size_t changed = 0;
+  for (char32_t c = 0; c <= 0x10FFFF; ++c) {
+    if (c >= 0xD800 && c <= 0xDFFF) continue;  // Surrogates: not UTF-8.
+    const std::string source = "a" + Utf8(c) + "b";
+    ScanText out;
+    const bool normalized = NormalizeForScan(source, &out);
+    const std::string got = normalized ? out.text : source;
+    ASSERT_EQ(got, Expected(c)) << std::hex << static_cast<uint32_t>(c);
+    ASSERT_EQ(normalized, got != source)
+        << std::hex << static_cast<uint32_t>(c);
+    changed += normalized;
+  }
+  EXPECT_EQ(changed, 4288u);  // The sets' sizes, summed.
+}
+
 TEST(IsBidiControl, TheFormattingCharactersThatReorderText) {
   for (char32_t c : {0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D,
                      0x202E, 0x2066, 0x2067, 0x2068, 0x2069}) {
