@@ -218,7 +218,6 @@ def composed_verdicts():
     return out
 
 
-<<<<<<< HEAD
 def composed_ext_proc():
     """Tool answers for ext_proc_fuzzer, with their option byte."""
     ok = (b'{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text",'
@@ -239,7 +238,8 @@ def composed_ext_proc():
                          (0, 16, 32, 64, 192)) +
             with_options(sse, (1, 2)) + with_options(rest, (4, 12, 31)) +
             with_options([ok, b"data: x\n\n"], (8, 41)))
-=======
+
+
 def composed_mesh():
     """mesh_batch_fuzzer: generator programs (option byte: batch, approval,
     stateless, REST) and raw bodies (option bit 1) in the tests' shapes."""
@@ -271,7 +271,6 @@ def composed_mesh():
         b'"get_account","arguments":{"id":"A","n":9007199254740993}}}]',
     ]
     return out + with_options(bodies, (2, 6, 10))
->>>>>>> h/batch
 
 
 def write(target, seeds):
@@ -350,13 +349,10 @@ def main():
     natives = [s for s in call_lits if parses_as_json(s)] + composed_natives()
     write("call_gate_fuzzer", with_options(texts, (0, 1, 2, 8)) +
           with_options(natives, (4, 5, 6)))
-<<<<<<< HEAD
     sse_lits = literals_of("core/mesh/sse_reader_test.cc",
                            "core/mesh/tool_response_test.cc")
     write("ext_proc_fuzzer", composed_ext_proc() + with_options(sse_lits, (1,)))
-=======
     write("mesh_batch_fuzzer", composed_mesh())
->>>>>>> h/batch
 
 
 if __name__ == "__main__":
