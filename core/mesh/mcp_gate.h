@@ -16,6 +16,14 @@
 // Decisions come from the McpDecider (mcp_decider.h): the Engine in
 // process (engine_decider.h) or toolgate.v1 over gRPC.
 //
+// A transport without HTTP (the stdio gateway) uses the same calls: a
+// host's line is Read and Decided (McpAsk::source names the front end,
+// e.g. "mcp.stdio"); what it forwards is Planned with Route::kMcp and the
+// single call's tool ("" for a batch); the server's answer line is
+// Checked as HttpAnswer{200, "application/json", line}, or one response
+// at a time with CheckResult, whose RpcError it may shape as it must
+// (an isError tool result) from ResultCheck.
+//
 // Thread-safety: as the decider; the gate itself holds only the decider
 // pointer and the limits, so it may be shared when the decider may.
 #ifndef TOOLGATE_CORE_MESH_MCP_GATE_H_
