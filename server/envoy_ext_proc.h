@@ -64,7 +64,9 @@ inline constexpr absl::string_view kExtProcSource = "envoy_ext_proc";
 class ExtProcSession {
  public:
   ExtProcSession(Engine* engine, RunGrants* grants)
-      : grants_(grants), decider_(engine), gate_(&decider_, decider_.limits()) {}
+      : grants_(grants),
+        decider_(engine),
+        gate_(&decider_, decider_.limits()) {}
 
   // The answer to one message; `*done` once the stream should end.
   envoy::service::ext_proc::v3::ProcessingResponse Step(
@@ -92,9 +94,9 @@ class ExtProcSession {
   std::optional<mesh::RpcError> TooLarge(absl::string_view what, size_t held,
                                          size_t more) const;
   // Ends the stream with `error` in the plan's shape (or `answer` itself).
-  Response Reject(const mesh::RpcError& error,
-                  envoy::type::v3::StatusCode status =
-                      envoy::type::v3::BadGateway);
+  Response Reject(
+      const mesh::RpcError& error,
+      envoy::type::v3::StatusCode status = envoy::type::v3::BadGateway);
   Response Refuse(const Json& answer, envoy::type::v3::StatusCode status);
 
   RunGrants* const grants_;

@@ -40,12 +40,14 @@ class McpTableTest : public testing::Test {
   CheckResponse Check(const std::string& body, const std::string& path,
                       bool rest, MeshOutcome* outcome) {
     CheckRequest request;
-    auto* http = request.mutable_attributes()->mutable_request()->mutable_http();
+    auto* http =
+        request.mutable_attributes()->mutable_request()->mutable_http();
     http->set_method("POST");
     http->set_path(path);
     (*http->mutable_headers())["content-type"] = "application/json";
     // A client's own route kind is overwritten on allow.
-    (*http->mutable_headers())[std::string(kRouteHeader)] = rest ? "mcp" : "rest";
+    (*http->mutable_headers())[std::string(kRouteHeader)] =
+        rest ? "mcp" : "rest";
     http->set_raw_body(body);
     http->set_size(static_cast<int64_t>(body.size()));
     auto& ctx = *request.mutable_attributes()->mutable_context_extensions();
@@ -150,12 +152,12 @@ TEST_F(McpTableTest, RouteKindFromExtAuthzToExtProc) {
   EXPECT_EQ(HeaderValue(allowed, kToolHeader), "lookup");
   ExtProcSession session(&engine_, &grants_);
   bool done = false;
-  const ProcessingResponse first = session.Step(
-      Headers(true, {{":method", "POST"},
-                     {std::string(kSnapshotHeader), snapshot_},
-                     {std::string(kToolHeader), "lookup"},
-                     {std::string(kRouteHeader), "rest"}}),
-      &done);
+  const ProcessingResponse first =
+      session.Step(Headers(true, {{":method", "POST"},
+                                  {std::string(kSnapshotHeader), snapshot_},
+                                  {std::string(kToolHeader), "lookup"},
+                                  {std::string(kRouteHeader), "rest"}}),
+                   &done);
   const auto& removed =
       first.request_headers().response().header_mutation().remove_headers();
   EXPECT_NE(std::find(removed.begin(), removed.end(), kRouteHeader),

@@ -71,8 +71,7 @@ AnswerPlan PlanMcp(absl::string_view named, const McpRequest& request,
   if (any_denied) return NotAllowed();
   if (calls == 0) return named.empty() ? Make(Kind::kPass) : NotAllowed();
   if (request.body.batch) {
-    return named.empty() ? Batch(request.body, calls, max_calls)
-                         : NotAllowed();
+    return named.empty() ? Batch(request.body, calls, max_calls) : NotAllowed();
   }
   const McpMessage& call = request.body.messages[0];
   if (named.empty() || call.tool != named) return NotAllowed();
@@ -91,12 +90,11 @@ AnswerPlan PlanUnnamed(absl::string_view named, const McpRequest& request,
                      "a batch of tool calls under a tool's name: its "
                      "answers are not checked");
     }
-    return any_denied ? NotAllowed()
-                      : Batch(request.body, calls, max_calls);
+    return any_denied ? NotAllowed() : Batch(request.body, calls, max_calls);
   }
-  const McpMessage* call =
-      read && !request.body.batch && calls == 1 ? &request.body.messages[0]
-                                                : nullptr;
+  const McpMessage* call = read && !request.body.batch && calls == 1
+                               ? &request.body.messages[0]
+                               : nullptr;
   if (call != nullptr && (named.empty() || named == call->tool)) {
     return Make(Kind::kCall, call->tool, call->id);
   }

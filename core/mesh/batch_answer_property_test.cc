@@ -26,7 +26,14 @@ namespace {
 namespace msg = testing::msg;
 
 enum class Break {
-  kNone, kDrop, kDouble, kExtra, kRetype, kSwap, kInvalid, kNotification
+  kNone,
+  kDrop,
+  kDouble,
+  kExtra,
+  kRetype,
+  kSwap,
+  kInvalid,
+  kNotification
 };
 constexpr int kBreaks = 8;
 
@@ -163,8 +170,8 @@ class Generator {
 
 TEST(BatchAnswerProperty, OnlyAWholeValidAnswerGoesOn) {
   Engine engine;
-  auto s = engine.CreateSnapshot(testing::kManifest, ManifestFormat::kToolgate,
-                                 "");
+  auto s =
+      engine.CreateSnapshot(testing::kManifest, ManifestFormat::kToolgate, "");
   ASSERT_TRUE(s.ok()) << s.status();
   EngineDecider decider(&engine);
   const McpGate gate(&decider, decider.limits());

@@ -67,8 +67,8 @@ int Rank(absl::string_view label) {
 // One check's result in the verdict; its error, if any, is returned.
 std::optional<RpcError> Merge(ResultCheck check, AnswerVerdict* verdict) {
   if (Rank(check.label) > Rank(verdict->label)) verdict->label = check.label;
-  verdict->checked = verdict->checked || check.label == "VALID" ||
-                     check.label == "INVALID";
+  verdict->checked =
+      verdict->checked || check.label == "VALID" || check.label == "INVALID";
   for (std::string& v : check.violations) {
     verdict->violations.push_back(std::move(v));
   }
@@ -97,8 +97,8 @@ AnswerVerdict CheckCall(McpDecider& decider, const McpLimits& limits,
   if (std::optional<RpcError> error = NotOk(answer.status)) {
     return Refused(plan, *error);
   }
-  absl::StatusOr<Json> response = FindToolResponse(
-      answer.content_type, answer.body, plan.id, limits.json);
+  absl::StatusOr<Json> response =
+      FindToolResponse(answer.content_type, answer.body, plan.id, limits.json);
   if (!response.ok()) return Refused(plan, Reasoned(response.status()));
   return Single(plan, CheckToolResult(decider, ask, plan.tool, *response));
 }
@@ -124,8 +124,8 @@ AnswerVerdict CheckBatch(McpDecider& decider, const McpLimits& limits,
   for (const McpMessage& m : messages) {
     if (!m.id.is_null()) ids.push_back(m.id);
   }
-  absl::StatusOr<std::vector<Json>> responses = FindBatchResponses(
-      answer.content_type, answer.body, ids, limits.json);
+  absl::StatusOr<std::vector<Json>> responses =
+      FindBatchResponses(answer.content_type, answer.body, ids, limits.json);
   if (!responses.ok()) return Refused(plan, Reasoned(responses.status()));
   AnswerVerdict verdict;
   verdict.label = "VALID";

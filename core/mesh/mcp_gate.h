@@ -60,8 +60,7 @@ class McpGate {
   // A REST route's call: the path template names the tool, the body is
   // its arguments.
   McpDecision DecideRest(const McpAsk& ask, absl::string_view tool_path,
-                         absl::string_view path,
-                         absl::string_view body) const {
+                         absl::string_view path, absl::string_view body) const {
     return DecideRestCall(*decider_, limits_, ask, tool_path, path, body);
   }
 

@@ -58,9 +58,8 @@ class CountingDecider final : public McpDecider {
 class McpGateTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = engine_.CreateSnapshot(testing::kManifest,
-                                    ManifestFormat::kToolgate,
-                                    testing::kSnapshotName);
+    auto s = engine_.CreateSnapshot(
+        testing::kManifest, ManifestFormat::kToolgate, testing::kSnapshotName);
     ASSERT_TRUE(s.ok()) << s.status();
     snapshot_ = (*s)->id();
   }
@@ -103,10 +102,10 @@ TEST_F(McpGateTest, AnswerTable) {
     SCOPED_TRACE(c.name);
     decider_.outputs = 0;
     const McpGate gate = Gate();
-    const AnswerPlan plan =
-        gate.Plan(c.route == "-" ? Route::kUnnamed
-                                 : ReadRoute(std::optional<std::string>(c.route)),
-                  c.tool, gate.Read(c.request));
+    const AnswerPlan plan = gate.Plan(
+        c.route == "-" ? Route::kUnnamed
+                       : ReadRoute(std::optional<std::string>(c.route)),
+        c.tool, gate.Read(c.request));
     if (c.refused_early) {
       ASSERT_EQ(plan.kind, AnswerPlan::Kind::kRefuse);
       EXPECT_EQ(ToString(ErrorsOf(plan.Refusal(plan.refusal))),
@@ -132,7 +131,7 @@ TEST_F(McpGateTest, TheDeciderGetsTheCallAsSent) {
   McpAsk ask = Ask();
   ask.source = "mcp.stdio";
   ASSERT_TRUE(gate.Decide(ask, gate.Read(msg::Call("1", "get_customer",
-                                                    msg::kCustomer)))
+                                                   msg::kCustomer)))
                   .allowed);
   EXPECT_EQ(decider_.last_source, "mcp.stdio");
   EXPECT_TRUE(decider_.forward_as_sent);
@@ -152,8 +151,8 @@ TEST_F(McpGateTest, ABatchsResultsEachCountTowardTheKillSwitch) {
   AnswerAsk ask;
   ask.run_id = run->run->id();
   ask.run_token = run->token;
-  const std::string body = msg::Batch(
-      {msg::Result("1", msg::kBad), msg::Result("2", msg::kBad)});
+  const std::string body =
+      msg::Batch({msg::Result("1", msg::kBad), msg::Result("2", msg::kBad)});
   HttpAnswer answer;
   answer.status = 200;
   answer.content_type = "application/json";
@@ -176,9 +175,9 @@ TEST_F(McpGateTest, ADeciderThatCannotTellApprovalsTellsEveryCall) {
   decider_.knows_approvals = false;
   const McpGate gate = Gate();
   const McpDecision d = gate.Decide(
-      Ask(), gate.Read(msg::Batch({msg::Call("1", "get_customer",
-                                             msg::kCustomer),
-                                   msg::Call("2", "wire", R"({"amount":5})")})));
+      Ask(),
+      gate.Read(msg::Batch({msg::Call("1", "get_customer", msg::kCustomer),
+                            msg::Call("2", "wire", R"({"amount":5})")})));
   EXPECT_EQ(d.label, "NEEDS_APPROVAL");
   EXPECT_EQ(ToString(ErrorsOf(d.answer)),
             "[1 -32040 needs_approval][2 -32040 needs_approval]");
@@ -188,16 +187,16 @@ TEST(McpGateFailing, AnEngineFailureIsADenyNeverAnAllow) {
   EngineOptions options;
   options.audit_required = true;
   Engine engine(options, [](const AuditRecord&) { return false; });
-  auto s = engine.CreateSnapshot(testing::kManifest, ManifestFormat::kToolgate,
-                                 "");
+  auto s =
+      engine.CreateSnapshot(testing::kManifest, ManifestFormat::kToolgate, "");
   ASSERT_TRUE(s.ok()) << s.status();
   EngineDecider decider(&engine);
   const McpGate gate(&decider, decider.limits());
   McpAsk ask;
   ask.snapshot_id = (*s)->id();
   const McpDecision d = gate.Decide(
-      ask, gate.Read(msg::Batch({msg::Call("1", "get_customer", msg::kCustomer),
-                                 msg::kPing})));
+      ask, gate.Read(msg::Batch(
+               {msg::Call("1", "get_customer", msg::kCustomer), msg::kPing})));
   EXPECT_FALSE(d.allowed);
   EXPECT_EQ(d.label, "ERROR");
   EXPECT_EQ(ToString(ErrorsOf(d.answer)),
@@ -208,8 +207,8 @@ TEST(McpGateFailing, AnEngineFailureIsADenyNeverAnAllow) {
       Route::kMcp, "",
       gate.Read(msg::Batch({msg::Call("1", "get_customer", msg::kCustomer),
                             msg::Call("2", "get_customer", msg::kCustomer)})));
-  const std::string body = msg::Batch(
-      {msg::Result("1", msg::kGood), msg::Result("2", msg::kGood)});
+  const std::string body =
+      msg::Batch({msg::Result("1", msg::kGood), msg::Result("2", msg::kGood)});
   HttpAnswer answer{200, "application/json", body};
   const AnswerVerdict v = gate.Check(plan, answering, answer);
   EXPECT_FALSE(v.valid);

@@ -173,14 +173,16 @@ bool Accepts(const Batch& batch, bool sse, absl::string_view body) {
     // Ids as JSON values, written alike: 1, 1.0 and "1" are three.
     const std::string id = CanonicalJson(m["id"]);
     size_t k = 0;
-    while (k < batch.messages.size() && (batch.messages[k].id.is_null() ||
-                                         CanonicalJson(batch.messages[k].id) != id)) {
+    while (k < batch.messages.size() &&
+           (batch.messages[k].id.is_null() ||
+            CanonicalJson(batch.messages[k].id) != id)) {
       ++k;
     }
     if (k == batch.messages.size() || answered[k]) return false;
     answered[k] = true;
     const std::string& tool = batch.messages[k].tool;
-    if (!tool.empty() && (!m.contains("result") || !ValidFor(tool, m["result"]))) {
+    if (!tool.empty() &&
+        (!m.contains("result") || !ValidFor(tool, m["result"]))) {
       return false;
     }
   }
@@ -217,10 +219,11 @@ void CheckRefusal(const ProcessingResponse& reply, const Batch& batch) {
   FUZZ_CHECK(reply.immediate_response().status().code() == 502,
              "refused with HTTP %d",
              static_cast<int>(reply.immediate_response().status().code()));
-  absl::StatusOr<Json> body = ParseStrictJson(reply.immediate_response().body());
-  FUZZ_CHECK(body.ok() && body->is_array() &&
-                 body->size() == batch.messages.size(),
-             "a refusal that is not one error per message");
+  absl::StatusOr<Json> body =
+      ParseStrictJson(reply.immediate_response().body());
+  FUZZ_CHECK(
+      body.ok() && body->is_array() && body->size() == batch.messages.size(),
+      "a refusal that is not one error per message");
   for (size_t k = 0; k < batch.messages.size(); ++k) {
     const Json& m = (*body)[k];
     FUZZ_CHECK(m.value("id", Json()) == batch.messages[k].id,
@@ -239,10 +242,9 @@ struct Ending {
 std::string Said(absl::string_view body) {
   std::string out;
   for (const Json& m : Json::parse(body)) {
-    absl::StrAppend(&out, CanonicalJson(m["id"]), " ",
-                    m["error"].value("code", 0), " ",
-                    CanonicalJson(m["error"]["data"].value("reason", Json())),
-                    ";");
+    absl::StrAppend(
+        &out, CanonicalJson(m["id"]), " ", m["error"].value("code", 0), " ",
+        CanonicalJson(m["error"]["data"].value("reason", Json())), ";");
   }
   return out;
 }
@@ -255,7 +257,8 @@ Ending RunStream(uint8_t options, absl::string_view answer) {
                                        "text/event-stream; charset=utf-8",
                                        "text/html"};
   std::vector<std::pair<std::string, std::string>> request_headers = {
-      {":method", "POST"}, {"x-toolgate-snapshot", f.snapshot},
+      {":method", "POST"},
+      {"x-toolgate-snapshot", f.snapshot},
       {"x-toolgate-tool", ""}};
   if (options & 4) request_headers.push_back({"x-toolgate-route", "mcp"});
   std::vector<ProcessingRequest> messages = {Headers(true, request_headers)};
@@ -278,7 +281,8 @@ Ending RunStream(uint8_t options, absl::string_view answer) {
   for (const ProcessingRequest& m : messages) {
     bool done = false;
     const ProcessingResponse reply = session.Step(m, &done);
-    FUZZ_CHECK(done == reply.has_immediate_response(), "done without a refusal");
+    FUZZ_CHECK(done == reply.has_immediate_response(),
+               "done without a refusal");
     if (done) {
       CheckRefusal(reply, batch);
       ending.refusal = Said(reply.immediate_response().body());

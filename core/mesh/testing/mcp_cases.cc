@@ -32,8 +32,8 @@ namespace msg {
 
 std::string Call(const std::string& id, const std::string& tool,
                  const std::string& args) {
-  const std::string head =
-      id.empty() ? R"({"jsonrpc":"2.0",)" : R"({"jsonrpc":"2.0","id":)" + id + ",";
+  const std::string head = id.empty() ? R"({"jsonrpc":"2.0",)"
+                                      : R"({"jsonrpc":"2.0","id":)" + id + ",";
   return head + R"("method":"tools/call","params":{"name":")" + tool +
          R"(","arguments":)" + args + "}}";
 }
@@ -48,7 +48,8 @@ std::string Batch(const std::vector<std::string>& messages) {
 
 std::string Sse(const std::vector<std::string>& messages) {
   std::string out;
-  for (const std::string& m : messages) absl::StrAppend(&out, "data: ", m, "\n\n");
+  for (const std::string& m : messages)
+    absl::StrAppend(&out, "data: ", m, "\n\n");
   return out;
 }
 
@@ -105,8 +106,9 @@ RequestCase Req(std::string name, std::string body, std::string label,
 const std::vector<RequestCase>& RequestCases() {
   static const auto* const kCases = new std::vector<RequestCase>{
       Req("call", Call("1", "get_customer", kCustomer), "ALLOW", {}, 1),
-      Req("invalid arguments", Call("1", "get_customer", R"({"customer_id":7})"),
-          "REJECT", {{"1", -32602, "invalid_arguments"}}, 1),
+      Req("invalid arguments",
+          Call("1", "get_customer", R"({"customer_id":7})"), "REJECT",
+          {{"1", -32602, "invalid_arguments"}}, 1),
       Req("needs approval", Call("1", "wire", R"({"amount":5})"),
           "NEEDS_APPROVAL", {{"1", -32040, "needs_approval"}}, 1),
       Req("ping", kPing, "PASS_THROUGH", {}, 0),
@@ -129,7 +131,8 @@ const std::vector<RequestCase>& RequestCases() {
       Req("empty batch", "[]", "DENIED_REQUEST",
           {Deny("null", "unreadable_body")}, 0),
       Req("batch: one turn",
-          Batch({Call("1", "get_customer", kCustomer), Call("2", "send_note", kTo)}),
+          Batch({Call("1", "get_customer", kCustomer),
+                 Call("2", "send_note", kTo)}),
           "ALLOW", {}, 1),
       Req("batch: a ping and a call",
           Batch({kPing, kNote, Call("1", "get_customer", kCustomer)}), "ALLOW",
@@ -151,8 +154,9 @@ const std::vector<RequestCase>& RequestCases() {
                  Call("1", "send_note", kTo)}),
           "DENIED_REQUEST", Each({"1", "1"}, "duplicate_id"), 0),
       Req("batch: another method",
-          Batch({Call("1", "get_customer", kCustomer),
-                 R"({"jsonrpc":"2.0","id":2,"method":"sampling/createMessage"})"}),
+          Batch(
+              {Call("1", "get_customer", kCustomer),
+               R"({"jsonrpc":"2.0","id":2,"method":"sampling/createMessage"})"}),
           "DENIED_REQUEST",
           {Deny("1", "batch_denied"), Deny("2", "method_not_allowed")}, 0),
   };
