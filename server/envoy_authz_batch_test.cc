@@ -292,10 +292,22 @@ TEST_F(BatchTest, DuplicateIdsAreRefusedUndecided) {
   EXPECT_EQ(dup.reason(1), "batch_denied");
   EXPECT_EQ(dup.reason(2), "duplicate_id");
   EXPECT_TRUE(Decisions().empty());
-  // 1 and "1" are two ids; two notifications carry none.
+  // Two notifications carry no id: no duplicate.
   EXPECT_TRUE(Ask(Batch({kNote, Call("get_account", kGet, "1"),
-                         Call("get_account", kGet, R"("1")"), kNote}))
+                         Call("get_account", kGet, "2"), kNote}))
                   .allowed());
+  const size_t decided = Decisions().size();
+  // 1 beside "1", " 1", "0x1", "": a client may match answers by
+  // Number(id), so a string that could read as a number clashes with every
+  // number id ("p", the ping's, never does).
+  for (const char* other : {R"("1")", R"(" 1")", R"("0x1")", R"("")"}) {
+    const Asked mixed = Ask(Batch({Call("get_account", kGet, "1"), kPing,
+                                   Call("get_account", kGet, other)}));
+    ASSERT_FALSE(mixed.allowed()) << other;
+    EXPECT_EQ(mixed.reason(0), "duplicate_id");
+    EXPECT_EQ(mixed.reason(2), "duplicate_id");
+  }
+  EXPECT_EQ(Decisions().size(), decided);
 }
 
 TEST_F(BatchTest, ParamsOfAnotherShapeAreRefused) {

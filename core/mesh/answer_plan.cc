@@ -84,6 +84,9 @@ AnswerPlan PlanUnnamed(absl::string_view named, const McpRequest& request,
   const bool read = !request.empty && request.status.ok();
   bool any_denied = false;
   const size_t calls = read ? CountCalls(request.body, &any_denied) : 0;
+  // A message ext_authz would have denied (a call it could not read, a
+  // duplicate id, ...) runs nothing toolgate checked: never pass its answer.
+  if (any_denied && named.empty()) return NotAllowed();
   if (read && request.body.batch && calls > 0) {
     if (!named.empty()) {
       return Refused("batch_not_checked",

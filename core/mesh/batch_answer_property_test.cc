@@ -1,6 +1,6 @@
 // Batch answers, generated: random batches (tool calls of two tools with
 // different output schemas, pings, notifications; ids numbers and strings,
-// 1 and "1" side by side) and answers to them, whole or broken one way
+// numbers and letters side by side) and answers to them, whole or broken one way
 // (an id dropped, doubled, added, retyped "1" for 1, two calls' results
 // swapped, a result made invalid, a notification inside the array). The
 // gate lets an answer go on exactly when every id is answered once and
@@ -74,11 +74,13 @@ class Generator {
   int Pick(int lo, int hi) {
     return std::uniform_int_distribution<int>(lo, hi)(rng_);
   }
-  // Unique as JSON values; 1 and "1" may both appear.
+  // Unique as JSON values, numbers and strings mixed; a string that could
+  // read as a number beside number ids is refused before any answer
+  // (mcp_request_test), so the strings here are letters.
   Json IdFor(int) {
     for (;;) {
       const int v = Pick(1, 4);
-      Json id = Pick(0, 1) ? Json(v) : Json(std::to_string(v));
+      Json id = Pick(0, 1) ? Json(v) : Json(std::string(1, 'a' + v));
       if (used_.insert(CanonicalJson(id)).second) return id;
     }
   }
@@ -139,7 +141,7 @@ class Generator {
         break;
       case Break::kRetype: {
         Json& id = a[k]["id"];
-        id = id.is_string() ? Json(std::stoi(id.get<std::string>()))
+        id = id.is_string() ? Json(id.get<std::string>()[0] - 'a')
                             : Json(CanonicalJson(id));
         // Retyped onto another message's id: a duplicate, still refused.
         break;

@@ -137,6 +137,21 @@ TEST_F(McpGateTest, TheDeciderGetsTheCallAsSent) {
   EXPECT_TRUE(decider_.forward_as_sent);
 }
 
+// A request ext_authz would deny (here: ids a client may read as one)
+// never gets its answer passed, whatever the route header says: without
+// one (Route::kUnnamed) such a batch once planned as "no call: pass".
+TEST_F(McpGateTest, AnAnswerToARequestExtAuthzWouldDenyIsNeverPassed) {
+  const McpGate gate = Gate();
+  const std::string clash =
+      msg::Batch({msg::Call("1", "get_customer", msg::kCustomer),
+                  msg::Call(R"("1")", "get_customer", msg::kCustomer)});
+  for (Route route : {Route::kMcp, Route::kUnnamed}) {
+    const AnswerPlan plan = gate.Plan(route, "", gate.Read(clash));
+    EXPECT_EQ(plan.kind, AnswerPlan::Kind::kRefuse);
+  }
+  EXPECT_FALSE(gate.Decide(McpAsk(), gate.Read(clash)).allowed);
+}
+
 TEST_F(McpGateTest, ABatchsResultsEachCountTowardTheKillSwitch) {
   RunLimits limits;
   limits.kill_switch_threshold = 2;

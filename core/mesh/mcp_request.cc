@@ -86,14 +86,49 @@ std::optional<std::string> InexactNumber(const Json& value) {
   return std::nullopt;
 }
 
-// Every message of a batch whose id another one also carries.
+// Whether JavaScript's Number() could read `id` as a number: "1", " 1",
+// "0x1", "1e0", "", "Infinity", ... Over-approximated (any digit, any
+// "Infinity", or nothing but spaces): a false alarm refuses a batch, a miss
+// would pass an unchecked answer.
+bool MaybeNumeric(const std::string& id) {
+  if (absl::StrContains(id, "Infinity")) return true;
+  bool blank = true;
+  for (char c : id) {
+    if (absl::ascii_isdigit(static_cast<unsigned char>(c))) return true;
+    blank &= absl::ascii_isspace(static_cast<unsigned char>(c)) ||
+             static_cast<unsigned char>(c) >= 0x80;
+  }
+  return blank;
+}
+
+// Every message of a batch whose id another one also carries. Beside a
+// number id, a string id that could read as a number counts as carrying it
+// too: clients match answers by id after their own conversions (the MCP
+// TypeScript SDK by Number(id)), so 1 and "1" may be one id to them, and
+// the unchecked answer of one could stand in for the checked answer of the
+// other.
 void DenyDuplicateIds(std::vector<McpMessage>* messages) {
   absl::flat_hash_map<std::string, int> seen;
+  bool numbers = false;
   for (const McpMessage& m : *messages) {
-    if (!m.id.is_null()) ++seen[CanonicalJson(m.id)];
+    if (m.id.is_null()) continue;
+    ++seen[CanonicalJson(m.id)];
+    numbers |= m.id.is_number();
   }
+  auto clash = [&](const McpMessage& m) {
+    if (seen[CanonicalJson(m.id)] >= 2) return true;
+    if (!numbers) return false;
+    if (m.id.is_string()) return MaybeNumeric(m.id.get<std::string>());
+    // A number beside a string that could read as a number.
+    for (const McpMessage& o : *messages) {
+      if (o.id.is_string() && MaybeNumeric(o.id.get<std::string>())) {
+        return true;
+      }
+    }
+    return false;
+  };
   for (McpMessage& m : *messages) {
-    if (m.id.is_null() || seen[CanonicalJson(m.id)] < 2) continue;
+    if (m.id.is_null() || !clash(m)) continue;
     m.kind = McpKind::kDeny;
     m.deny_reason = "duplicate_id";
   }
