@@ -2,8 +2,11 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
 #include "core/schema/internal/compiler.h"
 #include "core/schema/internal/evaluator.h"
+#include "core/schema/internal/refuse.h"
 
 namespace toolgate {
 namespace schema {
@@ -40,6 +43,11 @@ class CompiledSchema final : public Schema {
     return internal::ProgramBytes(*program_) + sizeof(*this) + 32;
   }
 
+  size_t unshared_bytes() const override {
+    return internal::ProgramBytes(*program_, internal::Sharing::kWhole) +
+           sizeof(*this) + 32;
+  }
+
   std::vector<std::string> warnings() const override {
     return program_->warnings;
   }
@@ -63,8 +71,16 @@ absl::StatusOr<std::shared_ptr<const Schema>> Schema::Compile(
   }
   if (!program.ok()) return program.status();
   (*program)->max_steps = options.max_evaluation_steps;
-  return std::shared_ptr<const Schema>(
-      std::make_shared<CompiledSchema>(*std::move(program)));
+  auto compiled = std::make_shared<CompiledSchema>(*std::move(program));
+  if (const size_t bytes = compiled->unshared_bytes();
+      bytes > options.max_compiled_bytes) {
+    return internal::Refuse(
+        "", absl::StrCat("schema_too_complex: it compiles to about ", bytes,
+                         " bytes, more than ", options.max_compiled_bytes,
+                         " (max_compiled_bytes); split it, or shorten large "
+                         "enums, anyOf lists and $refs to large documents"));
+  }
+  return std::shared_ptr<const Schema>(std::move(compiled));
 }
 
 }  // namespace schema

@@ -206,6 +206,7 @@ absl::StatusOr<std::unique_ptr<Program>> CompileProgram(
   Compiler compiler(options, program.get());
   absl::Status s = compiler.Run(schema);
   if (!s.ok()) return s;
+
   // After the compile, so that every refusal the compiler makes keeps its
   // own message; this adds what only the metaschema refuses.
   if (check == MetaschemaCheck::kOn) {

@@ -23,7 +23,8 @@ absl::Status Compiler::Pattern(const Ctx& c) {
   const Json& s = *c.schema;
   const std::string where = Join(c.where, "pattern");
   if (!s["pattern"].is_string()) return Refuse(where, "must be a string");
-  auto re = InternEcmaRegex(s["pattern"].get<std::string>(), where);
+  auto re = InternEcmaRegex(s["pattern"].get<std::string>(), where,
+                            options_.max_pattern_instructions);
   if (!re.ok()) return re.status();
   Instr& ins = Add(c, Op::kPattern, "pattern", kString);
   ins.patterns.push_back(PatternChild{*std::move(re),

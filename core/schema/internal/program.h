@@ -153,8 +153,10 @@ struct Program {
 };
 
 // Approximate heap bytes `program` holds (program_bytes.cc). An interned
-// regex counts its size divided by the number of its users.
-size_t ProgramBytes(const Program& program);
+// regex counts its size divided by the number of its users (kShared), or
+// whole (kWhole: what the program costs alone, the same on every replica).
+enum class Sharing { kShared, kWhole };
+size_t ProgramBytes(const Program& program, Sharing sharing = Sharing::kShared);
 
 }  // namespace internal
 }  // namespace schema
