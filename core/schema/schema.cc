@@ -48,6 +48,13 @@ class CompiledSchema final : public Schema {
            sizeof(*this) + 32;
   }
 
+  size_t compile_work() const override {
+    // A value read costs about what compiling 256 bytes of pattern program
+    // does (metaschema check included; bench/README.md, "Compile work").
+    return unshared_bytes() - program_->reused_pattern_bytes +
+           256 * program_->values_read;
+  }
+
   std::vector<std::string> warnings() const override {
     return program_->warnings;
   }

@@ -58,6 +58,22 @@ struct ResidentBudget {
   size_t min_program_bytes = size_t{64} << 10;
 };
 
+// What compiling one manifest may cost (CreateSnapshot, reload): the
+// Schema::compile_work() of the schemas it compiles, summed. Each schema
+// is bounded by itself (CompileOptions::max_compiled_bytes); this bounds
+// how many times a manifest can multiply that: many small tool schemas
+// that each $ref one large document compile the document into each, and
+// a schema whose program was dropped (not resident) is compiled again
+// when another tool repeats it. Past it the manifest is refused
+// (INVALID_ARGUMENT, "schema_too_complex").
+struct CompileBudget {
+  size_t min_bytes = size_t{64} << 20;
+  // Or this many times the manifest's bytes (ResidentBudget's), if more:
+  // real manifests cost 40-80 per byte (programs of 20-40 bytes per byte,
+  // and their JSON values).
+  size_t times_manifest = 128;
+};
+
 class Snapshot {
  public:
   // Compiles every tool's schemas; the first schema that does not compile
@@ -65,10 +81,12 @@ class Snapshot {
   // Checks `cancel` (if given) between tools: CANCELLED/DEADLINE_EXCEEDED.
   // Every schema is compiled (and its warnings kept); then, in tool name
   // order, a tool's programs stay resident while they fit `budget` (first
-  // fit), and the others are dropped and compiled again on use.
+  // fit), and the others are dropped and compiled again on use. Compiling
+  // more than `compile` allows refuses the manifest.
   static absl::StatusOr<std::shared_ptr<const Snapshot>> Compile(
       Manifest manifest, std::string name, const CancelToken* cancel = nullptr,
-      ResidentBudget budget = ResidentBudget());
+      ResidentBudget budget = ResidentBudget(),
+      CompileBudget compile = CompileBudget());
 
   const std::string& id() const { return id_; }
   const std::string& name() const { return name_; }
@@ -151,6 +169,7 @@ struct SnapshotStoreOptions {
   size_t max_snapshot_bytes = size_t{256} << 20;
   // Resident programs per snapshot; manifest_bytes is set by Create.
   ResidentBudget resident;
+  CompileBudget compile;
 };
 
 // The snapshots this replica holds, bounded by count and bytes.

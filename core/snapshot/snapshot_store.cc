@@ -165,7 +165,7 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Create(
   ResidentBudget budget = options_.resident;
   budget.manifest_bytes = manifest_json.size();
   auto snapshot = Snapshot::Compile(*std::move(manifest), std::string(name),
-                                    cancel, budget);
+                                    cancel, budget, options_.compile);
   if (!snapshot.ok()) return snapshot.status();
   const size_t bytes = (*snapshot)->compiled_bytes();
   absl::MutexLock lock(&mu_);

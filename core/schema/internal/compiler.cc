@@ -213,6 +213,7 @@ absl::StatusOr<std::unique_ptr<Program>> CompileProgram(
     s = CheckAgainstMetaschemas(compiler.registry());
     if (!s.ok()) return s;
   }
+  program->values_read = compiler.registry().values_read();
   return program;
 }
 

@@ -30,7 +30,7 @@ size_t InstrBytes(const Instr& ins, Sharing sharing) {
     // schemas add up to the RE2's size.
     const long users =
         sharing == Sharing::kWhole ? 1L : std::max(1L, p.re.use_count());
-    n += (Chunk(24) + RegexBytes(*p.re)) / static_cast<size_t>(users);
+    n += PatternBytes(*p.re) / static_cast<size_t>(users);
   }
   for (const std::string& s : ins.names) n += Str(s);
   for (const auto& [prop, list] : ins.dependent) {
@@ -46,6 +46,8 @@ size_t InstrBytes(const Instr& ins, Sharing sharing) {
 }
 
 }  // namespace
+
+size_t PatternBytes(const RE2& re) { return Chunk(24) + RegexBytes(re); }
 
 size_t ProgramBytes(const Program& p, Sharing sharing) {
   size_t n = Chunk(sizeof(Program)) + Vec(p.nodes) + Vec(p.resources) +

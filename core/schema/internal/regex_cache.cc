@@ -44,7 +44,8 @@ absl::Status CheckSize(const RE2& re, absl::string_view pointer,
 
 absl::StatusOr<std::shared_ptr<const RE2>> InternEcmaRegex(
     absl::string_view pattern, absl::string_view pointer,
-    int max_instructions) {
+    int max_instructions, bool* compiled_now) {
+  if (compiled_now != nullptr) *compiled_now = false;
   auto translated = TranslateEcmaRegex(pattern);
   if (!translated.ok()) {
     return absl::InvalidArgumentError(
@@ -61,6 +62,7 @@ absl::StatusOr<std::shared_ptr<const RE2>> InternEcmaRegex(
         !s.ok()) {
       return s;
     }
+    if (compiled_now != nullptr) *compiled_now = true;
     return Cache().Insert(*translated,
                           std::shared_ptr<const RE2>(*std::move(compiled)));
   }
