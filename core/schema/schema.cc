@@ -49,10 +49,12 @@ class CompiledSchema final : public Schema {
   }
 
   size_t compile_work() const override {
-    // A value read costs about what compiling 256 bytes of pattern program
-    // does (metaschema check included; bench/README.md, "Compile work").
+    // Weighted so that a unit costs at most ~7 ns of CPU (-c opt) whatever
+    // the schema is made of: pattern programs ~7 ns a byte, other program
+    // bytes 1-2 ns, a JSON value read (parsed, scanned, checked against
+    // its metaschema) ~0.5 µs (bench/README.md, "Compile work").
     return unshared_bytes() - program_->reused_pattern_bytes +
-           256 * program_->values_read;
+           128 * program_->values_read;
   }
 
   std::vector<std::string> warnings() const override {

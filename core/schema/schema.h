@@ -133,13 +133,12 @@ class Schema {
   // whatever else each holds.
   virtual size_t unshared_bytes() const { return compiled_bytes(); }
 
-  // What compiling it cost, in the same unit: unshared_bytes() less the
-  // patterns it found compiled already (identical patterns are compiled
-  // once per process while a schema uses them), plus 256 per JSON value of
-  // the documents it read (the schema and each $ref'd document: each
-  // compile checks them against their metaschema, ~256 pattern bytes'
-  // worth of CPU per value). What callers that bound compile work per
-  // manifest or per request charge.
+  // What compiling it cost, in units of at most ~7 ns of CPU: its
+  // unshared_bytes() less the patterns it found compiled already
+  // (identical patterns compile once per process while a schema uses
+  // them), plus 128 per JSON value of the documents it read (the schema
+  // and each $ref'd document: every compile reads and checks them). What
+  // callers that bound compile work per manifest or per request charge.
   virtual size_t compile_work() const { return unshared_bytes(); }
 
   // What compiled but probably does not mean what its author meant: each

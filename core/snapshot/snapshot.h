@@ -67,10 +67,11 @@ struct ResidentBudget {
 // when another tool repeats it. Past it the manifest is refused
 // (INVALID_ARGUMENT, "schema_too_complex").
 struct CompileBudget {
+  // 64 MiB is at most ~0.5 s of CPU (Schema::compile_work()).
   size_t min_bytes = size_t{64} << 20;
   // Or this many times the manifest's bytes (ResidentBudget's), if more:
-  // real manifests cost 40-80 per byte (programs of 20-40 bytes per byte,
-  // and their JSON values).
+  // real manifests cost 40-60 per byte (programs of 20-40 bytes per byte,
+  // and 128 per JSON value, one per ~8 bytes).
   size_t times_manifest = 128;
 };
 

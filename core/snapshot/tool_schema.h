@@ -76,8 +76,9 @@ class LazyToolSchema;
 class CompileScope {
  public:
   // Default per-request budget of compile work on use, as
-  // Schema::compile_work() counts it (program bytes, and 256 per JSON
-  // value read): 8 MiB is ~0.2 s of compiling patterns on one core.
+  // Schema::compile_work() counts it (units of at most ~7 ns): 8 MiB is
+  // at most ~60 ms of CPU, and the compile that crosses it at most
+  // ~30 ms more (CompileOptions::max_compiled_bytes).
   static constexpr size_t kDefaultMaxBytes = size_t{8} << 20;
 
   explicit CompileScope(size_t max_compiled_bytes = kDefaultMaxBytes);
