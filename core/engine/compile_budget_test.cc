@@ -82,7 +82,8 @@ std::vector<ThrashCase> ThrashCases() {
       {"nested counts past RE2's limit",
        Tools(24,
              [](int i) {
-               return StringsMatching({absl::StrCat("(a{100}){", 100 + i, "}")});
+               return StringsMatching(
+                   {absl::StrCat("(a{100}){", 100 + i, "}")});
              }),
        "/properties/p0/pattern"},
       {"huge classes",
@@ -136,12 +137,12 @@ std::string CallsOf(int n) {
   for (int i = 0; i < n; ++i) {
     const std::string name = Name(i);
     const std::string word = "abcdefghijkl";
-    content.push_back(
-        {{"type", "tool_use"},
-         {"id", absl::StrCat("c", i)},
-         {"name", name},
-         {"input",
-          {{"p0", absl::StrCat(word, i, "a")}, {"p1", absl::StrCat(word, i, "b")}}}});
+    content.push_back({{"type", "tool_use"},
+                       {"id", absl::StrCat("c", i)},
+                       {"name", name},
+                       {"input",
+                        {{"p0", absl::StrCat(word, i, "a")},
+                         {"p1", absl::StrCat(word, i, "b")}}}});
   }
   return Json{{"role", "assistant"}, {"content", content}}.dump();
 }
@@ -211,12 +212,13 @@ TEST_F(PoolThrash, RepeatedToolCompilesOncePerRequest) {
   SchemaPool::Global().SetMaxBytes(0);  // Nothing pooled at all.
   Json content = Json::array();
   for (int i = 0; i < 24; ++i) {
-    content.push_back({{"type", "tool_use"},
-                       {"id", absl::StrCat("c", i)},
-                       {"name", i % 2 == 0 ? "t03" : "t07"},
-                       {"input",
-                        {{"p0", i % 2 == 0 ? "abcdefghijkl3a" : "abcdefghijkl7a"},
-                         {"p1", i % 2 == 0 ? "abcdefghijkl3b" : "x"}}}});
+    content.push_back(
+        {{"type", "tool_use"},
+         {"id", absl::StrCat("c", i)},
+         {"name", i % 2 == 0 ? "t03" : "t07"},
+         {"input",
+          {{"p0", i % 2 == 0 ? "abcdefghijkl3a" : "abcdefghijkl7a"},
+           {"p1", i % 2 == 0 ? "abcdefghijkl3b" : "x"}}}});
   }
   const std::string output =
       Json{{"role", "assistant"}, {"content", content}}.dump();

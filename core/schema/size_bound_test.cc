@@ -35,8 +35,8 @@ struct RefusedCase {
 std::vector<RefusedCase> RefusedCases() {
   std::string many_patterns;  // Each under the pattern bound, not together.
   for (int i = 0; i < 4; ++i) {
-    absl::StrAppend(&many_patterns, i ? "," : "", "\"p", i, "\":",
-                    R"({"type":"string","pattern":)",
+    absl::StrAppend(&many_patterns, i ? "," : "", "\"p", i,
+                    "\":", R"({"type":"string","pattern":)",
                     Quote(absl::StrCat("\\p{L}{16}", i)), "}");
   }
   std::string big_enum;  // ~0.5 MB of text, ~5 MB compiled.
@@ -98,7 +98,8 @@ TEST(SizeBound, LargeProgramsAreRefusedWithAPointer) {
 TEST(SizeBound, PatternsRealManifestsUseStayAccepted) {
   for (const std::string pattern :
        {"^[A-Z]{2,3}-[0-9]{1,8}$", ".{1,255}", "^\\p{L}+$", "\\p{L}{16}",
-        "^[\\p{L} '-]{1,10}$", "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-"
+        "^[\\p{L} '-]{1,10}$",
+        "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-"
         "[0-9a-f]{4}-[0-9a-f]{12}$",
         "^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$", "^\\p{Lu}\\p{Ll}{1,15}$",
         "[^\\s\\p{C}\\p{M}\\p{Z}\\u115F\\u1160\\u2800\\u3164\\uFFA0]"}) {
@@ -114,7 +115,8 @@ TEST(SizeBound, BoundsAreOptions) {
   auto s = Schema::Compile(Json::parse(WithPattern("^[a-z]{1,100}$")), strict);
   EXPECT_THAT(s.status().message(), HasSubstr("schema_too_complex"));
   EXPECT_THAT(s.status().message(), HasSubstr("max_pattern_instructions"));
-  EXPECT_TRUE(Schema::Compile(Json::parse(WithPattern("^[a-z]+$")), strict).ok());
+  EXPECT_TRUE(
+      Schema::Compile(Json::parse(WithPattern("^[a-z]+$")), strict).ok());
 
   CompileOptions small;
   small.max_compiled_bytes = 20000;
@@ -122,8 +124,8 @@ TEST(SizeBound, BoundsAreOptions) {
   for (int i = 0; i < 200; ++i) {
     absl::StrAppend(&alternatives, i ? "," : "", R"({"const":)", i, "}");
   }
-  const Json wide = Json::parse(absl::StrCat(R"({"anyOf":[)", alternatives,
-                                             "]}"));
+  const Json wide =
+      Json::parse(absl::StrCat(R"({"anyOf":[)", alternatives, "]}"));
   s = Schema::Compile(wide, small);
   EXPECT_THAT(s.status().message(), HasSubstr("schema_too_complex"));
   EXPECT_THAT(s.status().message(), HasSubstr("max_compiled_bytes"));
@@ -138,12 +140,12 @@ TEST(SizeBound, BoundsAreOptions) {
 TEST(SizeBound, SharedPatternsCountWhole) {
   std::string props;
   for (int i = 0; i < 3; ++i) {
-    absl::StrAppend(&props, i ? "," : "", "\"p", i, "\":",
-                    R"({"type":"string","pattern":)",
+    absl::StrAppend(&props, i ? "," : "", "\"p", i,
+                    "\":", R"({"type":"string","pattern":)",
                     Quote(absl::StrCat("^\\p{L}{12}", i, "$")), "}");
   }
-  const Json schema = Json::parse(absl::StrCat(R"({"properties":{)", props,
-                                               "}}"));
+  const Json schema =
+      Json::parse(absl::StrCat(R"({"properties":{)", props, "}}"));
   auto alone = Schema::Compile(schema);
   ASSERT_TRUE(alone.ok()) << alone.status();
   const size_t whole = (*alone)->unshared_bytes();
@@ -184,15 +186,14 @@ TEST(SizeBound, FormatRegexParsesWithoutCompilingLargePrograms) {
     std::string instance;
     bool valid;
   };
-  for (const Case& c : std::vector<Case>{
-           {"^[a-z]+$", true},
-           {"\\p{L}{300}", true},
-           {"(\\p{L}{30}){30}", true},
-           {"[\\p{L}\\p{N}]{1,900}", true},
-           {"(", false},
-           {"a(?=b)", false},
-           {"\\1", false},
-           {"[z-a]", false}}) {
+  for (const Case& c : std::vector<Case>{{"^[a-z]+$", true},
+                                         {"\\p{L}{300}", true},
+                                         {"(\\p{L}{30}){30}", true},
+                                         {"[\\p{L}\\p{N}]{1,900}", true},
+                                         {"(", false},
+                                         {"a(?=b)", false},
+                                         {"\\1", false},
+                                         {"[z-a]", false}}) {
     SCOPED_TRACE(c.instance);
     EXPECT_EQ((*s)->IsValid(Json(c.instance)), c.valid);
   }

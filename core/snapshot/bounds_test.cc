@@ -30,7 +30,14 @@ std::string Manifest(const std::string& tool, size_t pad = 0) {
 // kCreate as a caller without the admin role (NameRule::kClaim), kAdmin as
 // an admin (kRebind), kLoad as --manifests.
 enum class Op {
-  kCreate, kAdmin, kLoad, kGet, kGetByName, kPin, kUnpin, kDelete
+  kCreate,
+  kAdmin,
+  kLoad,
+  kGet,
+  kGetByName,
+  kPin,
+  kUnpin,
+  kDelete
 };
 
 struct Step {
@@ -296,13 +303,14 @@ TEST(SnapshotStoreBounds, FullStoreSaysWhatHoldsItAndTheLimits) {
   ASSERT_TRUE(store.Pin((*a)->id()).ok());
   auto full = store.Create(Manifest("c"), ManifestFormat::kAuto, "");
   EXPECT_EQ(full.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(full.status().message(),
-              AllOf(HasSubstr("2 snapshots of " +
-                              std::to_string(store.bytes()) + " bytes"),
-                    HasSubstr("pinned by open runs, named by an admin or loaded from "
-                              "--manifests"),
-                    HasSubstr("--max_snapshots=2"),
-                    HasSubstr("--max_snapshot_bytes=1048576")));
+  EXPECT_THAT(
+      full.status().message(),
+      AllOf(HasSubstr("2 snapshots of " + std::to_string(store.bytes()) +
+                      " bytes"),
+            HasSubstr("pinned by open runs, named by an admin or loaded from "
+                      "--manifests"),
+            HasSubstr("--max_snapshots=2"),
+            HasSubstr("--max_snapshot_bytes=1048576")));
   EXPECT_EQ(store.evicted(), 0u);
 }
 

@@ -118,14 +118,15 @@ TEST(CompileBudget, WithinTheBudgetTheSameManifestsAreAccepted) {
 TEST(CompileBudget, ScalesWithTheManifest) {
   Json tools = Json::array();
   for (int i = 0; i < 400; ++i) {
-    tools.push_back(
-        {{"name", absl::StrCat("t", i)},
-         {"input_schema",
-          {{"type", "object"},
-           {"properties",
-            {{"id", {{"type", "string"}, {"pattern", absl::StrCat("^T", i, "-[0-9]{8}$")}}},
-             {"n", {{"type", "integer"}, {"minimum", 0}}}}},
-           {"required", {"id"}}}}});
+    tools.push_back({{"name", absl::StrCat("t", i)},
+                     {"input_schema",
+                      {{"type", "object"},
+                       {"properties",
+                        {{"id",
+                          {{"type", "string"},
+                           {"pattern", absl::StrCat("^T", i, "-[0-9]{8}$")}}},
+                         {"n", {{"type", "integer"}, {"minimum", 0}}}}},
+                       {"required", {"id"}}}}});
   }
   const std::string manifest = tools.dump();
   SnapshotStoreOptions options;

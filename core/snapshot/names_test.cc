@@ -128,8 +128,8 @@ const TrustedName kTrustedNames[] = {
     {"the admin's snapshot is also held under the agent's own name",
      [](SnapshotStore &s) {
        const std::string id = Bound(s, "strict", NameRule::kRebind);
-       EXPECT_TRUE(s.Create(Manifest("strict"), ManifestFormat::kAuto,
-                            "mine", NameRule::kClaim)
+       EXPECT_TRUE(s.Create(Manifest("strict"), ManifestFormat::kAuto, "mine",
+                            NameRule::kClaim)
                        .ok());
        return id;
      }},
@@ -177,16 +177,16 @@ TEST(SnapshotNames, AdminCreatesUnderPressureNeverFreeATrustedName) {
   }
   // Trusted snapshots filling the store refuse everyone, binding nothing.
   ASSERT_TRUE(store
-                  .Create(Manifest("billing"), ManifestFormat::kAuto,
-                          "billing", NameRule::kRebind)
+                  .Create(Manifest("billing"), ManifestFormat::kAuto, "billing",
+                          NameRule::kRebind)
                   .ok());
   ASSERT_TRUE(store
-                  .Create(Manifest("tickets"), ManifestFormat::kAuto,
-                          "tickets", NameRule::kLoad)
+                  .Create(Manifest("tickets"), ManifestFormat::kAuto, "tickets",
+                          NameRule::kLoad)
                   .ok());
   for (NameRule rule : {NameRule::kClaim, NameRule::kRebind}) {
-    auto full = store.Create(Manifest("more"), ManifestFormat::kAuto, "more",
-                             rule);
+    auto full =
+        store.Create(Manifest("more"), ManifestFormat::kAuto, "more", rule);
     EXPECT_EQ(full.status().code(), absl::StatusCode::kResourceExhausted);
     EXPECT_THAT(std::string(full.status().message()),
                 ::testing::HasSubstr("named by an admin"));

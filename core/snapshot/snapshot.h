@@ -182,11 +182,11 @@ struct SnapshotStoreOptions {
 // kClaim) unbind. So a protected name never becomes free, whatever others
 // create: it changes only by admin re-pointing, Delete, or reload. When
 // pinned and protected snapshots alone fill the store, Create is
-// RESOURCE_EXHAUSTED with the numbers. "Used" is being created or deduplicated, looked up by id or
-// name, pinned or unpinned. A lookup already holds the store's lock, so
-// marking the entry used is one counter increment under it, not another
-// lock round trip or list splice; eviction scans the evictable entries
-// instead (only when full, and cheap next to compiling a manifest).
+// RESOURCE_EXHAUSTED with the numbers. "Used" is being created or deduplicated,
+// looked up by id or name, pinned or unpinned. A lookup already holds the
+// store's lock, so marking the entry used is one counter increment under it,
+// not another lock round trip or list splice; eviction scans the evictable
+// entries instead (only when full, and cheap next to compiling a manifest).
 //
 // Thread-safety: internally synchronized; all methods may be called
 // concurrently. Lock order: a caller may hold its own lock while calling in

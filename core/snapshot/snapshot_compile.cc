@@ -48,7 +48,8 @@ class CompileMeter {
     if (used_ <= limit_) return absl::OkStatus();
     return absl::InvalidArgumentError(absl::StrCat(
         "schema_too_complex: compiling the manifest's schemas takes more "
-        "than ", limit_,
+        "than ",
+        limit_,
         " bytes of compile work (64 MiB, or 128 times the manifest's bytes "
         "if more); schemas that each $ref a large document compile and "
         "check it for each"));
@@ -151,8 +152,8 @@ absl::StatusOr<LoadedTool> LoadTool(const SchemaSource& source,
   l.input = *std::move(in);
   AddSchemaWarnings(spec, *l.input.compiled, "", warnings);
   if (spec.output_schema.has_value()) {
-    auto out = LoadSchema(source, spec, *spec.output_schema, where.output,
-                          hint, meter);
+    auto out = LoadSchema(source, spec, *spec.output_schema, where.output, hint,
+                          meter);
     if (!out.ok()) return out.status();
     l.output = *std::move(out);
     AddSchemaWarnings(spec, *l.output.compiled, "output schema: ", warnings);

@@ -153,8 +153,8 @@ absl::StatusOr<std::shared_ptr<const schema::Schema>> LazyToolSchema::Compile(
   if (!doc.ok()) return doc.status();
   bool compiled_now = false;
   auto compiled = CompileToolSchema(
-      ToolSchemaKey(format_assertion_, source_->documents_digest, text()),
-      *doc, format_assertion_, source_->documents, &compiled_now);
+      ToolSchemaKey(format_assertion_, source_->documents_digest, text()), *doc,
+      format_assertion_, source_->documents, &compiled_now);
   if (!compiled.ok()) return compiled.status();
   if (compiled_now) {
     const size_t bytes = (*compiled)->compile_work();

@@ -59,8 +59,7 @@ std::string ToolSchemaKey(bool format_assertion,
 // Schema::Compile's.
 absl::StatusOr<std::shared_ptr<const schema::Schema>> CompileToolSchema(
     const std::string& key, const Json& doc, bool format_assertion,
-    const std::map<std::string, Json>& documents,
-    bool* compiled_now = nullptr);
+    const std::map<std::string, Json>& documents, bool* compiled_now = nullptr);
 
 struct SchemaSource;
 class LazyToolSchema;
@@ -88,7 +87,7 @@ class CompileScope {
 
   size_t compiles() const { return compiles_; }
   size_t compiled_bytes() const { return compiled_bytes_; }  // Work.
-  size_t refused() const { return refused_; }  // Over the budget.
+  size_t refused() const { return refused_; }                // Over the budget.
 
   // Process-wide totals since start, over every scope and none: programs
   // compiled on use, and their bytes (for tests and metrics).

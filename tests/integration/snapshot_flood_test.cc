@@ -114,10 +114,9 @@ class Client {
 
 // What the attacker tries after each wave of junk: take each trusted name
 // with a permissive manifest. Each must be refused and keep its snapshot.
-void ExpectNamesHeld(Client& agent,
-                     const std::vector<std::pair<std::string, std::string>>&
-                         trusted,
-                     int wave) {
+void ExpectNamesHeld(
+    Client& agent,
+    const std::vector<std::pair<std::string, std::string>>& trusted, int wave) {
   for (const auto& [name, id] : trusted) {
     SCOPED_TRACE(name);
     grpc::Status hijack =
@@ -134,8 +133,8 @@ void ExpectNamesHeld(Client& agent,
 // trusted name meanwhile (a lookup counts as use).
 void Flood(Client& agent, int* junk, int count) {
   for (int k = 0; k < count; ++k, ++*junk) {
-    grpc::Status s = agent.Create(
-        Tools("junk_" + std::to_string(*junk), "string"), "");
+    grpc::Status s =
+        agent.Create(Tools("junk_" + std::to_string(*junk), "string"), "");
     ASSERT_TRUE(s.ok()) << *junk << ": " << s.error_message();
   }
 }
@@ -233,9 +232,9 @@ std::string PatternTools(
     for (size_t k = 0; k < p.size(); ++k) {
       props["p" + std::to_string(k)] = {{"type", "string"}, {"pattern", p[k]}};
     }
-    tools.push_back({{"name", Name(i)},
-                     {"input_schema",
-                      {{"type", "object"}, {"properties", props}}}});
+    tools.push_back(
+        {{"name", Name(i)},
+         {"input_schema", {{"type", "object"}, {"properties", props}}}});
   }
   return tools.dump();
 }
@@ -277,7 +276,8 @@ TEST(SchemaThrashFlood, ThrashManifestIsRefusedAtCreateSnapshot) {
 // each request compiles only its budget's worth (8 MiB: at most 5 tools),
 // and every other call is refused as work past the budget, never allowed.
 TEST(SchemaThrashFlood, RequestOverTwentyFourToolsIsBounded) {
-  ServerProcess server({"--snapshot_create=any", "--schema_pool_bytes=4194304"});
+  ServerProcess server(
+      {"--snapshot_create=any", "--schema_pool_bytes=4194304"});
   ASSERT_TRUE(server.started());
   Client agent(server, "");
   const std::string manifest = PatternTools(24, [](int i) {

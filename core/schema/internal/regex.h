@@ -51,8 +51,8 @@ bool IsEcmaRegex(absl::string_view s);
 // `*compiled_now` (if given) says whether it was compiled by this call
 // rather than found.
 absl::StatusOr<std::shared_ptr<const RE2>> InternEcmaRegex(
-    absl::string_view pattern, absl::string_view pointer,
-    int max_instructions, bool* compiled_now = nullptr);
+    absl::string_view pattern, absl::string_view pointer, int max_instructions,
+    bool* compiled_now = nullptr);
 
 // Approximate heap bytes of a compiled RE2 once it has matched (it builds
 // its matching state on first use), calibrated with mallinfo2.

@@ -43,8 +43,8 @@ absl::Status CheckSize(const RE2& re, absl::string_view pointer,
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const RE2>> InternEcmaRegex(
-    absl::string_view pattern, absl::string_view pointer,
-    int max_instructions, bool* compiled_now) {
+    absl::string_view pattern, absl::string_view pointer, int max_instructions,
+    bool* compiled_now) {
   if (compiled_now != nullptr) *compiled_now = false;
   auto translated = TranslateEcmaRegex(pattern);
   if (!translated.ok()) {
