@@ -272,47 +272,82 @@ TEST(SchemaThrashFlood, ThrashManifestIsRefusedAtCreateSnapshot) {
   EXPECT_EQ(server.Stop(), 0);
 }
 
-// 24 tools just under the bounds (~2.2 MB of program each), a 4 MiB pool:
-// each request compiles only its budget's worth (8 MiB: at most 5 tools),
-// and every other call is refused as work past the budget, never allowed.
+// 24 tools just under the bounds (~2.2 MB of program each).
+std::string HeavyManifest() {
+  return PatternTools(24, [](int i) {
+    return std::vector<std::string>{"^\\p{L}{12}" + std::to_string(i) + "a$",
+                                    "^\\p{L}{12}" + std::to_string(i) + "b$"};
+  });
+}
+
+// One valid call of each of HeavyManifest's tools.
+std::string HeavyCalls() {
+  Json content = Json::array();
+  for (int i = 0; i < 24; ++i) {
+    const std::string word = "abcdefghijkl" + std::to_string(i);
+    content.push_back({{"type", "tool_use"},
+                       {"id", "c" + std::to_string(i)},
+                       {"name", Name(i)},
+                       {"input", {{"p0", word + "a"}, {"p1", word + "b"}}}});
+  }
+  return Json{{"role", "assistant"}, {"content", content}}.dump();
+}
+
+// How many calls of `resp` were refused as work past the compile budget;
+// any other violation fails the test.
+int RefusedForWork(const v1::ValidateToolCallResponse& resp) {
+  int refused = 0;
+  for (const v1::Violation& v : resp.violations()) {
+    EXPECT_EQ(v.keyword(), "evaluation_limit") << v.message();
+    refused += v.keyword() == "evaluation_limit";
+  }
+  return refused;
+}
+
+// A 4 MiB pool: each request compiles only its budget's worth (8 MiB: at
+// most 5 tools), and every other call is refused as work past the budget,
+// never allowed.
 TEST(SchemaThrashFlood, RequestOverTwentyFourToolsIsBounded) {
   ServerProcess server(
       {"--snapshot_create=any", "--schema_pool_bytes=4194304"});
   ASSERT_TRUE(server.started());
   Client agent(server, "");
-  const std::string manifest = PatternTools(24, [](int i) {
-    return std::vector<std::string>{"^\\p{L}{12}" + std::to_string(i) + "a$",
-                                    "^\\p{L}{12}" + std::to_string(i) + "b$"};
-  });
   std::string id;
-  grpc::Status created = agent.Create(manifest, "", &id);
+  grpc::Status created = agent.Create(HeavyManifest(), "", &id);
   ASSERT_TRUE(created.ok()) << created.error_message();
-  Json content = Json::array();
-  for (int i = 0; i < 24; ++i) {
-    const std::string name = Name(i);
-    const std::string word = "abcdefghijkl" + std::to_string(i);
-    content.push_back({{"type", "tool_use"},
-                       {"id", "c" + std::to_string(i)},
-                       {"name", name},
-                       {"input", {{"p0", word + "a"}, {"p1", word + "b"}}}});
-  }
-  const std::string output =
-      Json{{"role", "assistant"}, {"content", content}}.dump();
+  const std::string output = HeavyCalls();
   for (int round = 0; round < 3; ++round) {
     SCOPED_TRACE(round);
     v1::ValidateToolCallResponse resp;
     grpc::Status s = agent.Validate(id, output, &resp);
     ASSERT_TRUE(s.ok()) << s.error_message();
     EXPECT_EQ(resp.decision(), v1::DECISION_REJECT);
-    int refused = 0;
-    for (const v1::Violation& v : resp.violations()) {
-      EXPECT_EQ(v.keyword(), "evaluation_limit") << v.message();
-      refused += v.keyword() == "evaluation_limit";
-    }
-    // At most 5 of the 24 compiled in this request.
-    EXPECT_GE(refused, 19);
+    EXPECT_GE(RefusedForWork(resp), 19);  // At most 5 of 24 compiled.
   }
   EXPECT_EQ(server.Stop(), 0);
+}
+
+// --request_compile_bytes sets the budget: 0 compiles nothing on use (all
+// 24 refused); a budget that covers them all decides the output.
+TEST(SchemaThrashFlood, TheBudgetIsAFlag) {
+  for (const std::string budget : {"0", "1073741824"}) {
+    SCOPED_TRACE(budget);
+    ServerProcess server({"--snapshot_create=any", "--schema_pool_bytes=0",
+                          "--request_compile_bytes=" + budget});
+    ASSERT_TRUE(server.started());
+    Client agent(server, "");
+    std::string id;
+    ASSERT_TRUE(agent.Create(HeavyManifest(), "", &id).ok());
+    v1::ValidateToolCallResponse resp;
+    ASSERT_TRUE(agent.Validate(id, HeavyCalls(), &resp).ok());
+    if (budget == "0") {
+      EXPECT_EQ(resp.decision(), v1::DECISION_REJECT);
+      EXPECT_EQ(RefusedForWork(resp), 24);
+    } else {
+      EXPECT_EQ(resp.decision(), v1::DECISION_ALLOW);
+    }
+    EXPECT_EQ(server.Stop(), 0);
+  }
 }
 
 }  // namespace
