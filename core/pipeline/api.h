@@ -50,6 +50,7 @@ struct EngineOptions {
   // past it, a call whose schema is neither resident nor pooled is
   // refused (evaluation_limit). Each program it used is kept for the
   // request, so a tool compiles at most once per request.
+  // --request_compile_bytes.
   size_t request_compile_bytes = CompileScope::kDefaultMaxBytes;
   // A ListSnapshots page ends once its entries hold about this many bytes.
   size_t snapshot_page_bytes = 1 << 20;

@@ -73,10 +73,11 @@ absl::Status CompileScope::MayCompile() {
   if (compiled_bytes_ < max_bytes_) return absl::OkStatus();
   ++refused_;
   return absl::ResourceExhaustedError(absl::StrCat(
-      "this request has compiled ", compiled_bytes_,
-      " bytes of tool schemas on use, its budget is ", max_bytes_,
-      "; tools a snapshot does not keep resident compile on use into the "
-      "schema pool (--schema_pool_bytes)"));
+      "this request has spent ", compiled_bytes_, " of its budget of ",
+      max_bytes_,
+      " (--request_compile_bytes) compiling tool schemas on use; what it "
+      "compiled is kept in the schema pool (--schema_pool_bytes) for later "
+      "requests"));
 }
 
 void CompileScope::Charge(size_t bytes) {
