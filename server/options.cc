@@ -164,6 +164,10 @@ const std::map<std::string, Setter>& Setters() {
        Number<size_t>(
            [](ServerOptions* o) { return &o->engine.schema_pool_bytes; }, 0,
            int64_t{1} << 40)},
+      {"request_compile_bytes",
+       Number<size_t>(
+           [](ServerOptions* o) { return &o->engine.request_compile_bytes; }, 0,
+           int64_t{1} << 40)},
       {"max_send_message_bytes",
        Number<int64_t>(
            [](ServerOptions* o) { return &o->max_send_message_bytes; }, 1 << 20,
@@ -282,6 +286,7 @@ std::string ServerUsage() {
          "                [--result_schema_cache_bytes N] "
          "[--max_stream_events N]\n"
          "                [--schema_pool_bytes N] [--max_call_streams N]\n"
+         "                [--request_compile_bytes N]\n"
          "                [--max_send_message_bytes N] [--audit_log PATH|-]\n"
          "                [--audit_payloads] [--audit_required]\n"
          "                [--port_file PATH] [--shutdown_grace_seconds N]\n"

@@ -33,6 +33,7 @@ TEST(ServerFlags, RefusesWhatWouldSilentlyKeepADefault) {
            {"--max_send_message_bytes=1000"},  // Below 1 MiB.
            {"--result_schema_cache_bytes=-1"},
            {"--schema_pool_bytes=-1"},
+           {"--request_compile_bytes=-1"},
            {"--listen"},  // no value
            {"positional"}}) {
     auto o = ParseServerFlags(args);
@@ -47,6 +48,7 @@ TEST(ServerFlags, ResponseAndRequestLimits) {
   EXPECT_EQ(d->engine.max_calls_per_output, 64u);
   EXPECT_EQ(d->engine.result_schema_cache_bytes, 64u << 20);
   EXPECT_EQ(d->engine.schema_pool_bytes, size_t{64} << 20);
+  EXPECT_EQ(d->engine.request_compile_bytes, size_t{8} << 20);
   // The default send limit is a default client's 4 MiB receive limit, or
   // the receive limit when that is larger.
   EXPECT_EQ(MaxReceiveMessageBytes(*d), 4 * 200000 + (1 << 20));
@@ -56,11 +58,13 @@ TEST(ServerFlags, ResponseAndRequestLimits) {
   EXPECT_EQ(MaxSendMessageBytes(*big), 4 * 2000000 + (1 << 20));
   auto o = ParseServerFlags(
       {"--max_calls_per_output=8", "--result_schema_cache_bytes=0",
-       "--schema_pool_bytes=0", "--max_send_message_bytes=2097152"});
+       "--schema_pool_bytes=0", "--max_send_message_bytes=2097152",
+       "--request_compile_bytes=0"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->engine.max_calls_per_output, 8u);
   EXPECT_EQ(o->engine.result_schema_cache_bytes, 0u);
   EXPECT_EQ(o->engine.schema_pool_bytes, 0u);
+  EXPECT_EQ(o->engine.request_compile_bytes, 0u);
   EXPECT_EQ(MaxSendMessageBytes(*o), 2097152);
 }
 

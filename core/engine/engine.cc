@@ -50,12 +50,15 @@ Engine::Engine(EngineOptions options, AuditSink audit,
 
 absl::StatusOr<ValidateCallResponse> Engine::ValidateToolCall(
     const ValidateCallRequest& request) {
+  // Schemas compiled on use are this request's work (tool_schema.h).
+  CompileScope compile(options_.request_compile_bytes);
   return Guarded("ValidateToolCall",
                  [&] { return HandleValidateToolCall(services_, request); });
 }
 
 absl::StatusOr<ValidateOutputResponse> Engine::ValidateToolOutput(
     const ValidateOutputRequest& request) {
+  CompileScope compile(options_.request_compile_bytes);
   return Guarded("ValidateToolOutput",
                  [&] { return HandleValidateToolOutput(services_, request); });
 }

@@ -21,6 +21,7 @@
 #include "core/json/strict_json.h"
 #include "core/output/output.h"
 #include "core/snapshot/snapshot.h"
+#include "core/snapshot/tool_schema.h"
 #include "core/stream/assembler.h"
 #include "core/util/cancel.h"
 #include "core/verdict/verdict.h"
@@ -44,6 +45,13 @@ struct EngineOptions {
   // Process-wide, so the last Engine constructed sets it (0: every use of
   // such a tool compiles its schema again).
   size_t schema_pool_bytes = size_t{64} << 20;
+  // What one ValidateToolCall or ValidateToolOutput may spend compiling
+  // such tools' schemas, in program bytes (CompileScope, tool_schema.h):
+  // past it, a call whose schema is neither resident nor pooled is
+  // refused (evaluation_limit). Each program it used is kept for the
+  // request, so a tool compiles at most once per request.
+  // --request_compile_bytes.
+  size_t request_compile_bytes = CompileScope::kDefaultMaxBytes;
   // A ListSnapshots page ends once its entries hold about this many bytes.
   size_t snapshot_page_bytes = 1 << 20;
   // Audit records also carry what replay needs to decide the call again
