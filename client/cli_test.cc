@@ -327,7 +327,7 @@ std::vector<CliCase> UsageCases() {
        .args = {"--admin_token_file", "{tmp}/missing", "create-snapshot",
                 "--manifest", "-"},
        .exit_code = 2,
-       .err_has = "--admin_token_file: cannot read",
+       .err_has = "/missing: cannot read",
        .stdin_text = "[]",
        .check = NoCall("CreateSnapshot")},
       {.name = "EmptyAdminTokenFile",

@@ -7,6 +7,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "core/mesh/mcp_request.h"
 #include "core/mesh/tool_response.h"
 
@@ -25,12 +26,24 @@ mesh::RpcError Fault(absl::string_view what) {
 
 }  // namespace
 
-ProcessingResponse ExtProcSession::Reject(const mesh::RpcError& error) {
+std::optional<mesh::RpcError> ExtProcSession::TooLarge(absl::string_view what,
+                                                       size_t held,
+                                                       size_t more) const {
+  const size_t cap = engine_->options().limits.max_bytes;
+  if (more <= cap && held <= cap - more) return std::nullopt;
+  return mesh::DeniedError(
+      "body_too_large",
+      absl::StrCat("the ", what, " body passed --max_input_bytes (", cap,
+                   " bytes) at ", held + more, " bytes"));
+}
+
+ProcessingResponse ExtProcSession::Reject(const mesh::RpcError& error,
+                                          envoy::type::v3::StatusCode status) {
   phase_ = Phase::kDone;
   if (outcome_.decision.empty()) outcome_.decision = "DENIED";
   ProcessingResponse response;
   auto* immediate = response.mutable_immediate_response();
-  immediate->mutable_status()->set_code(envoy::type::v3::BadGateway);
+  immediate->mutable_status()->set_code(status);
   auto* headers = immediate->mutable_headers();
   SetHeader("content-type", "application/json", headers->add_set_headers());
   SetHeader(kDeniedHeader, "1", headers->add_set_headers());
@@ -59,33 +72,43 @@ ProcessingResponse ExtProcSession::OnRequestHeaders(
 
 void ExtProcSession::ReadRequestBody() {
   request_body_done_ = true;
+  // ext_authz names the tool of every call it allowed (and sets the header
+  // empty otherwise): such an answer is checked, whatever the body looks
+  // like (a REST body may look like any JSON-RPC message).
+  const std::string named = HeaderOr(request_headers_, kToolHeader);
   absl::StatusOr<mesh::McpBody> body =
       mesh::ReadMcpBody(request_body_, engine_->options().limits);
-  if (body.ok() && !body->batch &&
-      body->messages[0].kind == mesh::McpKind::kToolCall) {
-    tool_call_ = true;
-    id_ = body->messages[0].id;
-    tool_ = body->messages[0].tool;
-    return;
-  }
   if (body.ok() && body->batch) {
     for (const auto& m : body->messages) {
       if (m.kind == mesh::McpKind::kToolCall) unchecked_batch_ = true;
     }
-    return;
   }
-  // Not JSON-RPC: a REST call when ext_authz named its tool.
-  tool_ = HeaderOr(request_headers_, kToolHeader);
-  if (!tool_.empty() &&
-      !(body.ok() && body->messages[0].kind != mesh::McpKind::kDeny)) {
-    tool_call_ = true;
+  if (unchecked_batch_) return;  // Denied at the response's headers.
+  const mesh::McpMessage* call =
+      body.ok() && !body->batch &&
+              body->messages[0].kind == mesh::McpKind::kToolCall
+          ? &body->messages[0]
+          : nullptr;
+  if (call != nullptr && (named.empty() || named == call->tool)) {
+    tool_call_ = true;  // An MCP tools/call: its JSON-RPC answer.
+    id_ = call->id;
+    tool_ = call->tool;
+  } else if (!named.empty()) {
+    tool_call_ = true;  // A REST call: the tool's raw answer.
     rest_ = true;
+    tool_ = named;
   }
 }
 
 ProcessingResponse ExtProcSession::OnRequestBody(const HttpBody& body) {
   if (phase_ != Phase::kRequest || request_body_done_) {
     return Reject(Fault("a request body out of order"));
+  }
+  // Past the cap the request is refused at once, never buffered further
+  // (a body streamed in many pieces would otherwise grow without bound).
+  if (std::optional<mesh::RpcError> error =
+          TooLarge("request", request_body_.size(), body.body().size())) {
+    return Reject(*error, envoy::type::v3::PayloadTooLarge);
   }
   request_body_.append(body.body());
   if (body.end_of_stream()) ReadRequestBody();
@@ -118,6 +141,9 @@ ProcessingResponse ExtProcSession::OnResponseHeaders(
         Fault("the request body was not sent to toolgate "
               "(request_body_mode must be BUFFERED)"));
   }
+  // A request without a body (GET, DELETE) is a call only if ext_authz
+  // named a tool.
+  if (!request_body_done_) ReadRequestBody();
   if (unchecked_batch_) {
     return Reject(mesh::DeniedError(
         "batch_not_checked", "answers to batched tool calls are not checked"));
@@ -211,6 +237,10 @@ ProcessingResponse ExtProcSession::OnResponseBody(const HttpBody& body) {
     return Reject(
         Fault("a tool's answer in pieces (response_body_mode must "
               "be BUFFERED)"));
+  }
+  if (std::optional<mesh::RpcError> error =
+          TooLarge("answer", response_body_.size(), body.body().size())) {
+    return Reject(*error);
   }
   response_body_.append(body.body());
   if (std::optional<mesh::RpcError> error = CheckAnswer())

@@ -6,10 +6,14 @@
 // response body BUFFERED. ExtProcSession keeps what the stream showed
 // earlier (the request's JSON-RPC id and tool, the snapshot that
 // ext_authz set in x-toolgate-snapshot, the run taken back from
-// x-toolgate-run-grant) and checks the answer of a tools/call (JSON or
-// text/event-stream, core/mesh/tool_response.h; REST: the raw answer of
-// the tool in x-toolgate-tool) with Engine::ValidateToolOutput, audit
-// source "envoy_ext_proc". VALID: CONTINUE. Anything else is an
+// x-toolgate-run-grant) and checks the answer of every call ext_authz
+// named the tool of (x-toolgate-tool), whatever the request body looks
+// like: a JSON-RPC tools/call of that tool by its JSON-RPC answer (JSON or
+// text/event-stream, core/mesh/tool_response.h), anything else (REST) by
+// the tool's raw answer; with Engine::ValidateToolOutput, audit source
+// "envoy_ext_proc". A request body and a checked answer are held up to
+// --max_input_bytes: the piece that passes it is refused at once
+// (body_too_large; HTTP 413 for the request). VALID: CONTINUE. Anything else is an
 // immediate_response 502 holding a JSON-RPC error for the same id (REST:
 // {"error": ...}): an INVALID answer, a tool error, an answer toolgate
 // cannot read, a request that named a run without a grant, toolgate
@@ -76,7 +80,12 @@ class ExtProcSession {
   void ReadRequestBody();
   // The answer of a tool call, checked: nullopt when VALID.
   std::optional<mesh::RpcError> CheckAnswer();
-  Response Reject(const mesh::RpcError& error);
+  // body_too_large when `held` + `more` bytes pass --max_input_bytes.
+  std::optional<mesh::RpcError> TooLarge(absl::string_view what, size_t held,
+                                         size_t more) const;
+  Response Reject(const mesh::RpcError& error,
+                  envoy::type::v3::StatusCode status =
+                      envoy::type::v3::BadGateway);
 
   Engine* const engine_;
   RunGrants* const grants_;

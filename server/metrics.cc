@@ -154,8 +154,10 @@ int ServerMetrics::RpcSlot(absl::string_view rpc) {
   return -1;
 }
 
-ServerMetrics::ServerMetrics(const Engine* engine)
-    : engine_(engine), registry_(std::make_shared<prometheus::Registry>()) {
+ServerMetrics::ServerMetrics(const Engine* engine, const CallStreams* streams)
+    : engine_(engine),
+      streams_(streams),
+      registry_(std::make_shared<prometheus::Registry>()) {
   using prometheus::BuildCounter;
   using prometheus::BuildGauge;
   using prometheus::BuildHistogram;
@@ -234,6 +236,19 @@ ServerMetrics::ServerMetrics(const Engine* engine)
                     .Help("Runs open.")
                     .Register(*registry_)
                     .Add({});
+  call_streams_ = &BuildGauge()
+                       .Name("toolgate_call_streams_open")
+                       .Help("ValidateToolCallStream calls open "
+                             "(--max_call_streams).")
+                       .Register(*registry_)
+                       .Add({});
+  call_stream_bytes_ =
+      &BuildGauge()
+           .Name("toolgate_call_stream_held_bytes")
+           .Help("Bytes the open ValidateToolCallStream calls hold between "
+                 "messages (headers, assembled content, audit events).")
+           .Register(*registry_)
+           .Add({});
 }
 
 ServerMetrics::~ServerMetrics() {
@@ -242,8 +257,9 @@ ServerMetrics::~ServerMetrics() {
 }
 
 absl::StatusOr<std::unique_ptr<ServerMetrics>> ServerMetrics::Serve(
-    const std::string& listen, const Engine* engine) {
-  auto metrics = std::make_unique<ServerMetrics>(engine);
+    const std::string& listen, const Engine* engine,
+    const CallStreams* streams) {
+  auto metrics = std::make_unique<ServerMetrics>(engine, streams);
   metrics->scrape_ = std::make_shared<Scrape>(metrics.get());
   try {
     // civetweb throws when it cannot bind; nothing else here throws.
@@ -257,6 +273,10 @@ absl::StatusOr<std::unique_ptr<ServerMetrics>> ServerMetrics::Serve(
 }
 
 std::vector<prometheus::MetricFamily> ServerMetrics::Collect() const {
+  if (streams_ != nullptr) {
+    call_streams_->Set(static_cast<double>(streams_->open()));
+    call_stream_bytes_->Set(static_cast<double>(streams_->held_bytes()));
+  }
   if (engine_ != nullptr) {
     snapshots_->Set(static_cast<double>(engine_->snapshot_count()));
     open_runs_->Set(static_cast<double>(engine_->open_run_count()));

@@ -38,6 +38,7 @@
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
+#include "server/call_streams.h"
 #include "toolgate/v1/toolgate.pb.h"
 
 namespace toolgate {
@@ -76,12 +77,15 @@ class ServerMetrics {
   static bool IsKnownRepair(absl::string_view kind);
 
   // Metrics without an endpoint (tests read them through Collect()).
-  // `engine` (not owned, must outlive this) feeds the gauges.
-  explicit ServerMetrics(const Engine* engine);
+  // `engine` and `streams` (not owned, must outlive this; `streams` may be
+  // null: its gauges stay 0) feed the gauges.
+  explicit ServerMetrics(const Engine* engine,
+                         const CallStreams* streams = nullptr);
   // Metrics served on `listen` (HOST:PORT); INVALID_ARGUMENT for an address
   // that cannot be bound.
   static absl::StatusOr<std::unique_ptr<ServerMetrics>> Serve(
-      const std::string& listen, const Engine* engine);
+      const std::string& listen, const Engine* engine,
+      const CallStreams* streams = nullptr);
   ~ServerMetrics();
 
   // The index of `rpc` in RpcNames(), or -1.
@@ -132,6 +136,7 @@ class ServerMetrics {
   void ForgetEndedRuns() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Engine* const engine_;
+  const CallStreams* const streams_;
   std::shared_ptr<prometheus::Registry> registry_;
   std::shared_ptr<Scrape> scrape_;
   std::unique_ptr<prometheus::Exposer> exposer_;
@@ -150,6 +155,8 @@ class ServerMetrics {
   prometheus::Counter* snapshots_evicted_ = nullptr;
   prometheus::Gauge* snapshots_ = nullptr;
   prometheus::Gauge* open_runs_ = nullptr;
+  prometheus::Gauge* call_streams_ = nullptr;
+  prometheus::Gauge* call_stream_bytes_ = nullptr;
 
   // Runs seen read-only, so that a trip counts once: a run stays read-only
   // (every output call says so) until ResetRun, CloseRun or expiry. Bounded

@@ -128,6 +128,9 @@ const std::map<std::string, Setter>& Setters() {
        Number<int64_t>(
            [](ServerOptions* o) { return &o->max_send_message_bytes; }, 1 << 20,
            (int64_t{1} << 31) - 1)},
+      {"max_call_streams",
+       Number<int>([](ServerOptions* o) { return &o->max_call_streams; }, 1,
+                   100000)},
       {"shutdown_grace_seconds",
        Number<int>([](ServerOptions* o) { return &o->shutdown_grace_seconds; },
                    0, 3600)},
@@ -227,7 +230,7 @@ std::string ServerUsage() {
          "[--approval_ttl_seconds N]\n"
          "                [--result_schema_cache_bytes N] "
          "[--max_stream_events N]\n"
-         "                [--schema_pool_bytes N]\n"
+         "                [--schema_pool_bytes N] [--max_call_streams N]\n"
          "                [--max_send_message_bytes N] [--audit_log PATH|-]\n"
          "                [--audit_payloads] [--audit_required]\n"
          "                [--port_file PATH] [--shutdown_grace_seconds N]\n"

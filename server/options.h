@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/engine/engine.h"
+#include "server/call_streams.h"
 
 namespace toolgate {
 namespace server {
@@ -34,6 +35,11 @@ struct ServerOptions {
   // probes that cannot speak TLS (Kubernetes `grpc:` probes). Empty: none.
   std::string health_listen;
   bool snapshot_create_admin = true;  // --snapshot_create=admin|any.
+  // ValidateToolCallStream calls open at once; one more is
+  // RESOURCE_EXHAUSTED before any of its messages is read. Each open
+  // stream may hold its header, its assembled content and (with
+  // --audit_payloads) its events: a few MB at the default limits.
+  int max_call_streams = kDefaultMaxCallStreams;
   // Largest response the server sends; a bigger one fails that call with
   // RESOURCE_EXHAUSTED. 0: the larger of 4 MiB (a default client's receive
   // limit) and what the receive limit allows in (4 x max_input_bytes + 1 MiB).

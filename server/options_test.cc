@@ -64,6 +64,22 @@ TEST(ServerFlags, ResponseAndRequestLimits) {
   EXPECT_EQ(MaxSendMessageBytes(*o), 2097152);
 }
 
+TEST(ServerFlags, MaxCallStreams) {
+  auto d = ParseServerFlags({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->max_call_streams, 64);
+  auto o = ParseServerFlags({"--max_call_streams=1"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->max_call_streams, 1);
+  for (const char* bad : {"--max_call_streams=0", "--max_call_streams=-1",
+                          "--max_call_streams=100001"}) {
+    EXPECT_EQ(ParseServerFlags({bad}).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+  EXPECT_NE(ServerUsage().find("[--max_call_streams N]"), std::string::npos);
+}
+
 TEST(ServerFlags, MetricsListenIsOffByDefaultAndDocumented) {
   auto d = ParseServerFlags({});
   ASSERT_TRUE(d.ok());

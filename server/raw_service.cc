@@ -76,41 +76,66 @@ grpc::Status Serve(ToolGateService* typed,
   return status;
 }
 
-// ValidateToolCallStream: reads messages until the client half-closes,
-// each one's events assembled as it arrives, then decides on gRPC's
-// callback thread like the unary methods.
+// ValidateToolCallStream: reads messages until the client half-closes, or
+// until the decision is fixed (ToolCallStream::decided), each message's
+// events assembled as it arrives; then decides on gRPC's callback thread
+// like the unary methods, and finishes the call.
+//
+// Finish is only ever called with no read pending (from the constructor,
+// before any, or from OnReadDone, before the next): no read completes
+// after the answer, and OnDone, which frees the reactor, comes once gRPC
+// is done with the call. The client's messages still in flight are
+// dropped by gRPC (the call is over: its writes fail).
 class ToolCallStreamReactor final
     : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
   ToolCallStreamReactor(ToolGateService* typed, ServerMetrics* metrics,
+                        CallStreams* streams,
                         grpc::CallbackServerContext* context,
                         v1::ValidateToolCallResponse* response)
       : typed_(typed),
         metrics_(metrics),
+        streams_(streams),
         context_(context),
         response_(response),
         start_(metrics != nullptr ? std::chrono::steady_clock::now()
-                                  : std::chrono::steady_clock::time_point()),
-        stream_(typed->NewToolCallStream()) {
+                                  : std::chrono::steady_clock::time_point()) {
+    if (!streams_->TryOpen()) {
+      Done(grpc::Status(
+          grpc::StatusCode::RESOURCE_EXHAUSTED,
+          absl::StrCat("more than ", streams_->max_open(),
+                       " ValidateToolCallStream calls are open already "
+                       "(--max_call_streams)")));
+      return;
+    }
+    has_slot_ = true;
+    stream_ = typed->NewToolCallStream();
     StartRead(&bytes_);
+  }
+  ~ToolCallStreamReactor() override {
+    Release();
+    if (has_slot_) streams_->Close();
   }
 
   void OnReadDone(bool ok) override {
-    if (!ok) {  // Half-closed (or gone: the engine sees the cancellation).
-      return Done(
-          typed_->ValidateToolCallStream(context_, stream_.get(), response_));
-    }
-    input_bytes_ += bytes_.Length();
+    if (!ok) return Decide();  // Half-closed, or gone: the engine sees it.
+    const size_t size = bytes_.Length();
+    input_bytes_ += size;
     v1::ToolCallStreamRequest message;
     grpc::Status status = ParseRequest(bytes_, &message);
-    if (status.ok()) status = ToGrpc(stream_->Add(message));
-    if (!status.ok()) return Done(status);
     bytes_.Clear();
+    if (status.ok()) status = ToGrpc(stream_->Add(message, size));
+    if (!status.ok()) return Done(status);
+    Account();
+    if (stream_->decided()) return Decide();  // Nothing later changes it.
     StartRead(&bytes_);
   }
   void OnDone() override { delete this; }
 
  private:
+  void Decide() {
+    Done(typed_->ValidateToolCallStream(context_, stream_.get(), response_));
+  }
   void Done(const grpc::Status& status) {
     if (metrics_ != nullptr) {
       static const int slot = ServerMetrics::RpcSlot("ValidateToolCallStream");
@@ -119,15 +144,30 @@ class ToolCallStreamReactor final
           std::chrono::steady_clock::now() - start_;
       metrics_->Finished(slot, status, took.count(), input_bytes_);
     }
+    Release();  // The answer is made: nothing of the stream is needed.
     Finish(status);
+  }
+  // Brings the held-bytes count up to date with the stream.
+  void Account() {
+    const int64_t now = static_cast<int64_t>(stream_->held_bytes());
+    streams_->Hold(now - held_);
+    held_ = now;
+  }
+  void Release() {
+    streams_->Hold(-held_);
+    held_ = 0;
+    stream_.reset();
   }
 
   ToolGateService* const typed_;
   ServerMetrics* const metrics_;
+  CallStreams* const streams_;
   grpc::CallbackServerContext* const context_;
   v1::ValidateToolCallResponse* const response_;
   const std::chrono::steady_clock::time_point start_;
+  bool has_slot_ = false;
   std::unique_ptr<ToolCallStream> stream_;
+  int64_t held_ = 0;  // What this call counts in streams_->held_bytes().
   grpc::ByteBuffer bytes_;
   size_t input_bytes_ = 0;
 };
@@ -144,13 +184,15 @@ void RawToolGateService::AddToolCallStream() {
       nullptr));
   ToolGateService* typed = typed_;
   ServerMetrics* metrics = metrics_;
+  CallStreams* streams = streams_;
   MarkMethodCallback(
       static_cast<int>(methods_.size() - 1),
       new grpc::internal::CallbackClientStreamingHandler<
           grpc::ByteBuffer, v1::ValidateToolCallResponse>(
-          [typed, metrics](grpc::CallbackServerContext* context,
-                           v1::ValidateToolCallResponse* response) {
-            return new ToolCallStreamReactor(typed, metrics, context, response);
+          [typed, metrics, streams](grpc::CallbackServerContext* context,
+                                    v1::ValidateToolCallResponse* response) {
+            return new ToolCallStreamReactor(typed, metrics, streams, context,
+                                             response);
           }));
 }
 
@@ -198,8 +240,14 @@ void RawToolGateService::Add(
 }
 
 RawToolGateService::RawToolGateService(ToolGateService* typed,
-                                       ServerMetrics* metrics)
-    : typed_(typed), metrics_(metrics) {
+                                       ServerMetrics* metrics,
+                                       CallStreams* streams)
+    : typed_(typed),
+      metrics_(metrics),
+      own_streams_(streams != nullptr ? nullptr
+                                      : std::make_unique<CallStreams>(
+                                            kDefaultMaxCallStreams)),
+      streams_(streams != nullptr ? streams : own_streams_.get()) {
   using S = ToolGateService;
   // One line per RPC of the proto; raw_service_test checks none is missing.
   Add("CreateSnapshot", &S::CreateSnapshot);

@@ -5,6 +5,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "core/mesh/sse_reader.h"
 
 namespace toolgate {
 namespace mesh {
@@ -16,15 +18,46 @@ std::string MediaType(absl::string_view content_type) {
       content_type.substr(0, content_type.find(';'))));
 }
 
+// A charset other than UTF-8 makes some clients (httpx, requests) decode
+// the bytes toolgate read as UTF-8 into other text.
+bool CharsetIsUtf8(absl::string_view content_type) {
+  for (absl::string_view param :
+       absl::StrSplit(content_type, ';', absl::SkipEmpty())) {
+    param = absl::StripAsciiWhitespace(param);
+    const size_t eq = param.find('=');
+    if (eq == absl::string_view::npos) continue;
+    const std::string key =
+        absl::AsciiStrToLower(absl::StripAsciiWhitespace(param.substr(0, eq)));
+    if (key != "charset") continue;
+    absl::string_view value = absl::StripAsciiWhitespace(param.substr(eq + 1));
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
+      value = value.substr(1, value.size() - 2);
+    }
+    if (absl::AsciiStrToLower(value) != "utf-8") return false;
+  }
+  return true;
+}
+
+// Exactly a JSON-RPC 2.0 response for `id`: no other member, which a
+// client reading the whole body (a REST client) would see unchecked and
+// the MCP TypeScript SDK refuses.
 bool IsResponseFor(const Json& message, const Json& id) {
-  return message.is_object() && !message.contains("method") &&
-         message.contains("id") && message["id"] == id &&
-         message.value("jsonrpc", Json()) == "2.0";
+  if (!message.is_object() || message.value("jsonrpc", Json()) != "2.0" ||
+      !message.contains("id") || message["id"] != id) {
+    return false;
+  }
+  for (const auto& member : message.items()) {
+    const std::string& key = member.key();
+    if (key != "jsonrpc" && key != "id" && key != "result" && key != "error") {
+      return false;
+    }
+  }
+  return true;
 }
 
 bool IsNotification(const Json& message) {
   return message.is_object() && message.contains("method") &&
-         !message.contains("id");
+         !message.contains("id") && message.value("jsonrpc", Json()) == "2.0";
 }
 
 absl::Status Refuse(absl::string_view reason, absl::string_view detail) {
@@ -33,9 +66,13 @@ absl::Status Refuse(absl::string_view reason, absl::string_view detail) {
 
 absl::StatusOr<Json> FromEvents(absl::string_view body, const Json& id,
                                 const JsonLimits& limits) {
+  absl::StatusOr<std::vector<std::string>> events = ReadSseEvents(body);
+  if (!events.ok()) {
+    return Refuse("unreadable_response", events.status().message());
+  }
   Json found;
   bool have = false;
-  for (const std::string& data : SseEventData(body)) {
+  for (const std::string& data : *events) {
     absl::StatusOr<Json> message = ParseStrictJson(data, limits);
     if (!message.ok()) {
       return Refuse("unreadable_response", message.status().message());
@@ -55,51 +92,22 @@ absl::StatusOr<Json> FromEvents(absl::string_view body, const Json& id,
 
 }  // namespace
 
-std::vector<std::string> SseEventData(absl::string_view body) {
-  std::vector<std::string> events;
-  std::string data;
-  bool has_data = false;
-  auto flush = [&] {
-    if (has_data) events.push_back(data);
-    data.clear();
-    has_data = false;
-  };
-  while (!body.empty()) {
-    const size_t end = body.find_first_of("\r\n");
-    const absl::string_view line = body.substr(0, end);
-    if (end == absl::string_view::npos) {
-      body = {};
-    } else {
-      const bool crlf =
-          body[end] == '\r' && end + 1 < body.size() && body[end + 1] == '\n';
-      body.remove_prefix(end + (crlf ? 2 : 1));
-    }
-    if (line.empty()) {
-      flush();
-      continue;
-    }
-    const size_t colon = line.find(':');
-    if (line.substr(0, colon) != "data") continue;  // event:, id:, comments.
-    absl::string_view value =
-        colon == absl::string_view::npos ? "" : line.substr(colon + 1);
-    if (absl::StartsWith(value, " ")) value.remove_prefix(1);
-    if (has_data) data.push_back('\n');
-    data.append(value.data(), value.size());
-    has_data = true;
-  }
-  flush();  // A stream ended without its last blank line.
-  return events;
-}
-
 absl::StatusOr<Json> FindToolResponse(absl::string_view content_type,
                                       absl::string_view body, const Json& id,
                                       const JsonLimits& limits) {
   const std::string type = MediaType(content_type);
-  if (type == "text/event-stream") return FromEvents(body, id, limits);
-  if (type != "application/json") {
+  if ((type != "text/event-stream" && type != "application/json") ||
+      !CharsetIsUtf8(content_type)) {
     return Refuse("unsupported_content_type",
                   absl::StrCat("content type \"", content_type, "\""));
   }
+  if (body.size() > limits.max_bytes) {
+    return Refuse("body_too_large",
+                  absl::StrCat("the answer has ", body.size(),
+                               " bytes, over --max_input_bytes (",
+                               limits.max_bytes, ")"));
+  }
+  if (type == "text/event-stream") return FromEvents(body, id, limits);
   absl::StatusOr<Json> message = ParseStrictJson(body, limits);
   if (!message.ok()) {
     return Refuse("unreadable_response", message.status().message());

@@ -117,6 +117,10 @@ class Assembler {
   Assembly Finish();
 
   Format format() const { return format_; }
+  // Whether the stream is refused already: no later event can change what
+  // Finish() returns (the first reason is kept), so a caller reading a
+  // stream as it arrives can answer now instead of reading on.
+  bool refused() const { return failed(); }
   size_t events() const { return events_; }
   size_t bytes() const { return bytes_; }
   // Bytes the assembly holds now (text and calls): what grows with a
