@@ -2,14 +2,17 @@
 // toolgate before an MCP `tools/call` (or a REST tool call) reaches the
 // tool server. docs/mesh.md has the picture, headers and route settings.
 //
-// Each tools/call goes through Engine::ValidateToolCall (native MCP
-// params, audit source "envoy_ext_authz"): schema, policy, approvals,
-// breaker, kill switch and audit all apply. Lifecycle and read methods
-// pass (core/mesh/mcp_request.h). Everything else is a deny: another
-// method, a batch with any denied message, an unreadable, missing, partial
-// (x-envoy-auth-partial-body) or oversize body, no snapshot, a run that is
-// unknown, whose token is wrong or whose snapshot is not the route's, and
-// toolgate failing (UNAVAILABLE error, never an OK).
+// The decision is core/mesh's (mcp_decide.h): a body's tools/call
+// messages, a JSON-RPC batch's together, are one Engine::ValidateToolCall
+// (one turn; audit source "envoy_ext_authz"): schema, policy, approvals,
+// budgets, breaker, kill switch and audit all apply. Lifecycle and read
+// methods pass (core/mesh/mcp_request.h). Everything else is a deny:
+// another method, a batch with any message not let through, an
+// unreadable, missing, partial (x-envoy-auth-partial-body) or oversize
+// body, a Content-Type or Content-Encoding a server could decode otherwise,
+// a REST path with a query string, no snapshot, a run that is unknown,
+// whose token is wrong or whose snapshot is not the route's, and toolgate
+// failing (UNAVAILABLE error, never an OK).
 //
 // Allowed: ok_response removes x-toolgate-run-token, sets
 // x-toolgate-audit-id, x-toolgate-snapshot (the resolved id), and for a
@@ -38,8 +41,8 @@ inline constexpr absl::string_view kAuthzSource = "envoy_ext_authz";
 // The decision, without gRPC: what Check answers for `request`. When
 // `outcome` is set it receives the decision behind the answer (one of
 // ServerMetrics::DecisionNames("ext_authz.Check"), docs/mesh.md
-// "Metrics"): the engine's decision for the first tool call denied (or
-// ALLOW when every call was allowed); PASS_THROUGH for an allowed request
+// "Metrics"): the engine's decision on the request's tool calls (a
+// batch's together); PASS_THROUGH for an allowed request
 // with no tool call; DENIED_REQUEST for a deny before any decision (method,
 // body, snapshot, a JSON-RPC message not let through); DENIED_RUN when the
 // engine refused the run (unknown, wrong token, other snapshot); ERROR

@@ -185,7 +185,14 @@ int Serve(const ServerOptions &options) {
     if (!read.ok()) return Fail(read.status());
     token = *std::move(read);
   }
-  const AdminAuth auth(token, AdminAuth::IsLocalListener(options.listen));
+  const AdminAuth auth(token, AdminAuth::IsLocalListener(options.listen),
+                       options.approver_identities);
+  if (!auth.CanApprove()) {
+    std::cerr << "toolgate: approvals: no approver credential configured "
+                 "(--admin_token_file, or --approver_identities with mTLS): "
+                 "nobody can approve, so calls that need approval stay "
+                 "NEEDS_APPROVAL\n";
+  }
   auto credentials = ListenerCredentials(options);
   if (!credentials.ok()) return Fail(credentials.status());
   std::unique_ptr<AuditLog> audit;

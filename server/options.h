@@ -31,6 +31,10 @@ struct ServerOptions {
   std::string tls_cert_file;
   std::string tls_key_file;
   std::string tls_client_ca_file;
+  // Client-certificate identities (subjectAltName entries, or the common
+  // name of a certificate without them) that may list and decide approvals
+  // besides the admin token; needs --tls_client_ca_file.
+  std::vector<std::string> approver_identities;
   // A second, plaintext listener serving only grpc.health.v1.Health, for
   // probes that cannot speak TLS (Kubernetes `grpc:` probes). Empty: none.
   std::string health_listen;

@@ -125,6 +125,70 @@ TEST(ServerFlags, BoundedStateLimits) {
   }
 }
 
+// Issue 25: the caps on protected texts, approvals and waits.
+TEST(ServerFlags, RunAndApprovalCaps) {
+  auto d = ParseServerFlags({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->engine.max_protected_text_bytes, size_t{64} << 20);
+  EXPECT_EQ(d->engine.max_approvals, 10000u);
+  EXPECT_EQ(d->engine.max_pending_approvals_per_run, 64u);
+  EXPECT_EQ(d->engine.max_pending_approvals_per_tenant, 1000u);
+  EXPECT_EQ(d->engine.max_approval_bytes, size_t{64} << 20);
+  EXPECT_EQ(d->engine.max_waits_per_run, 4);
+  EXPECT_TRUE(d->approver_identities.empty());
+  auto o = ParseServerFlags(
+      {"--max_protected_text_bytes=0", "--max_approvals=5",
+       "--max_pending_approvals_per_run=2",
+       "--max_pending_approvals_per_tenant=3", "--max_approval_bytes=2097152",
+       "--max_waits_per_run=1"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->engine.max_protected_text_bytes, 0u);
+  EXPECT_EQ(o->engine.max_approvals, 5u);
+  EXPECT_EQ(o->engine.max_pending_approvals_per_run, 2u);
+  EXPECT_EQ(o->engine.max_pending_approvals_per_tenant, 3u);
+  EXPECT_EQ(o->engine.max_approval_bytes, 2097152u);
+  EXPECT_EQ(o->engine.max_waits_per_run, 1);
+  for (const char* bad :
+       {"--max_protected_text_bytes=-1", "--max_approvals=0",
+        "--max_pending_approvals_per_run=0",
+        "--max_pending_approvals_per_tenant=0", "--max_approval_bytes=1000",
+        "--max_waits_per_run=0", "--max_waits_per_run=257"}) {
+    EXPECT_EQ(ParseServerFlags({bad}).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+  for (const char* flag :
+       {"--max_protected_text_bytes N", "--max_pending_approvals_per_tenant N",
+        "--max_waits_per_run N", "--max_approvals N",
+        "--max_pending_approvals_per_run N", "--max_approval_bytes N",
+        "--approver_identities ID[,ID...]"}) {
+    EXPECT_NE(ServerUsage().find(flag), std::string::npos) << flag;
+  }
+}
+
+TEST(ServerFlags, ApproverIdentitiesNeedMtls) {
+  const std::vector<std::string> tls = {"--tls_cert_file=c", "--tls_key_file=k",
+                                        "--tls_client_ca_file=ca"};
+  std::vector<std::string> args = tls;
+  args.push_back("--approver_identities=oncall.example,spiffe://x/approver");
+  auto o = ParseServerFlags(args);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(
+      o->approver_identities,
+      (std::vector<std::string>{"oncall.example", "spiffe://x/approver"}));
+  auto plain = ParseServerFlags({"--approver_identities=oncall.example"});
+  EXPECT_EQ(plain.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(
+      absl::StrContains(plain.status().message(), "--tls_client_ca_file"));
+  for (const char* bad :
+       {"--approver_identities=", "--approver_identities=a,,b",
+        "--approver_identities=a,"}) {
+    std::vector<std::string> with = tls;
+    with.push_back(bad);
+    EXPECT_FALSE(ParseServerFlags(with).ok()) << bad;
+  }
+}
+
 // Half a TLS configuration is a start-up error, never a plaintext server.
 TEST(ServerFlags, AuditFlagsAreOffByDefaultAndNeedALog) {
   auto d = ParseServerFlags({});

@@ -68,7 +68,8 @@ struct Call {
 };
 
 // The gate's stages in the engine's order, with `run` as the run.
-GateResult Gate(const std::vector<Call>& calls, const RunFacts& run = {}) {
+GateResult Gate(const std::vector<Call>& calls, const RunFacts& run = {},
+                bool as_sent = false) {
   RawCalls raw;
   for (const Call& c : calls) {
     RawCall r;
@@ -79,7 +80,7 @@ GateResult Gate(const std::vector<Call>& calls, const RunFacts& run = {}) {
   GateResult result;
   GateOptions options;
   ResolveTools(*Tools(), std::move(raw), options, &result);
-  CoerceArguments(&result);
+  CoerceArguments(&result, as_sent);
   CheckArguments(options, &result);
   CheckArgumentPolicy(run, &result);
   Decide(options, &result);
@@ -140,6 +141,33 @@ TEST(CoerceTest, OnlyTheExactTextOfTheTypeAtAListedPointer) {
               ElementsAre("/items/0/qty", "/qty"));
   GateResult typed = Gate({{"order", R"({"qty":5})"}});
   EXPECT_THAT(typed.calls[0].raw.coercions, IsEmpty());
+}
+
+// forward_as_sent (the mesh): the caller runs what it sent, so nothing is
+// rewritten: no coercion, and markup a rule would strip is refused.
+TEST(CoerceTest, AsSentNothingIsRewritten) {
+  const struct {
+    Call call;
+    std::vector<std::string> codes;  // Empty: allowed, unchanged.
+  } kCases[] = {
+      {{"order", R"({"qty":"42"})"}, {"invalid_arguments"}},
+      {{"order", R"({"qty":42})"}, {}},
+      {{"email", R"({"body":"<b>hi</b>"})"}, {"text_invalid"}},
+      {{"email", R"({"body":"a &amp; b"})"}, {"text_invalid"}},
+      {{"email", R"({"body":"hi < 3"})"}, {}},
+      {{"email", R"({"tags":["ok","<i>x</i>"]})"}, {"text_invalid"}},
+  };
+  for (const auto& c : kCases) {
+    SCOPED_TRACE(c.call.arguments);
+    const GateResult r = Gate({c.call}, {}, /*as_sent=*/true);
+    EXPECT_EQ(Codes(r), c.codes);
+    EXPECT_EQ(r.decision == Decision::kAllow, c.codes.empty());
+    if (r.decision != Decision::kAllow) continue;
+    EXPECT_EQ(CanonicalJson(r.calls[0].raw.arguments),
+              CanonicalJson(Json::parse(c.call.arguments)));
+    EXPECT_TRUE(r.calls[0].raw.coercions.empty());
+    EXPECT_TRUE(r.calls[0].raw.sanitizations.empty());
+  }
 }
 
 TEST(BindTest, TheArgumentMustBeTheRunsValue) {

@@ -53,10 +53,18 @@ struct EngineOptions {
   // A decision whose audit record could not be written is not returned:
   // the call fails UNAVAILABLE instead (never decided unaudited).
   bool audit_required = false;
-  // Approvals: how long a request stays decidable and usable, and caps.
+  // Approvals: how long a request stays decidable and usable, and caps
+  // (core/approval/approval_store.h).
   int64_t approval_ttl_seconds = 900;
   size_t max_approvals = 10000;
   size_t max_pending_approvals_per_run = 64;
+  size_t max_pending_approvals_per_tenant = 1000;
+  size_t max_approval_bytes = size_t{64} << 20;
+  // AwaitApproval calls one run may have waiting at once.
+  int max_waits_per_run = 4;
+  // Protected-text indexes of all open runs, each distinct set of texts
+  // counted once (core/run/protected_texts.h).
+  size_t max_protected_text_bytes = size_t{64} << 20;
   // A streamed output (OutputKind::kStream) with more events is refused
   // as input_too_large; so is one whose events hold more bytes than the
   // request limit, MaxStreamBytes().
@@ -121,6 +129,12 @@ struct ValidateCallRequest {
   // Who asked, for the audit record (AuditRecord::source): empty for the
   // native RPC; e.g. "envoy_ext_authz" for the mesh hook.
   std::string source;
+  // The caller runs the calls exactly as the output holds them and cannot
+  // use the rewritten arguments an ALLOW returns (the mesh forwards the
+  // request as it came). Then nothing is rewritten: policy.coerce is not
+  // applied (the schema sees the value as sent), and a text value a
+  // strip_html rule would change is text_invalid.
+  bool forward_as_sent = false;
 };
 
 struct CallReport {

@@ -1,3 +1,4 @@
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -66,6 +67,55 @@ TEST(LeakDetectorTest, MemoryIsBoundedPerProtectedByte) {
   // 1 byte of copy + at most 32 bytes of table per protected byte.
   EXPECT_LE(d.MemoryBytes(), text.size() * 33 + 1024);
   EXPECT_GE(d.MemoryBytes(), text.size() * 17);
+}
+
+// What a budget is charged before building is what the table then holds
+// (within the string's and vector's rounding).
+TEST(LeakDetectorTest, PlannedBytesMatchTheBuiltTable) {
+  std::mt19937 rng(3);
+  const std::vector<std::vector<std::string>> cases = {
+      {},
+      {""},
+      {"short"},
+      {std::string(kW, 'a')},
+      {std::string(1000, 'x'), "y"},
+      {kPrompt, kPrompt, std::string(5000, 'q')},
+  };
+  for (const auto& texts : cases) {
+    const LeakTable table(texts);
+    const size_t planned = LeakTable::PlannedBytes(texts);
+    EXPECT_GE(table.MemoryBytes() + 64, planned);
+    EXPECT_LE(table.MemoryBytes(), planned + 64);
+    EXPECT_TRUE(table.Holds(texts));
+  }
+  EXPECT_EQ(LeakTable::PlannedBytes({std::string(1000, 'p')}, 999), 0u);
+}
+
+TEST(LeakDetectorTest, HoldsComparesTextsNotTheirConcatenation) {
+  const LeakTable table({"ab", "c"});
+  EXPECT_TRUE(table.Holds({"ab", "c"}));
+  EXPECT_FALSE(table.Holds({"a", "bc"}));
+  EXPECT_FALSE(table.Holds({"c", "ab"}));
+  EXPECT_FALSE(table.Holds({"ab"}));
+}
+
+// A shared table reports texts by the numbering its run gave them.
+TEST(LeakDetectorTest, SharedTableNumbersTextsPerDetector) {
+  const std::string a(40, 'a'), b(40, 'b');
+  auto table =
+      std::make_shared<const LeakTable>(std::vector<std::string>{a, b});
+  const LeakDetector same(table, {0, 1});
+  const LeakDetector swapped(table, {1, 0});
+  const LeakDetector unnumbered(table, {});
+  auto v = swapped.Check(std::string(kW, 'b'));
+  ASSERT_TRUE(v.has_value());
+  EXPECT_NE(v->message.find("#0 "), std::string::npos) << v->message;
+  EXPECT_NE(same.Check(std::string(kW, 'b'))->message.find("#1 "),
+            std::string::npos);
+  EXPECT_NE(unnumbered.Check(std::string(kW, 'b'))->message.find("#1 "),
+            std::string::npos);
+  EXPECT_EQ(same.table(), swapped.table());
+  EXPECT_EQ(same.MemoryBytes(), table->MemoryBytes());
 }
 
 TEST(LeakDetectorTest, OverTheLimitRefusesEveryLongArgument) {

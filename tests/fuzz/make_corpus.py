@@ -197,6 +197,26 @@ def composed_natives():
             {"type": "tool_use", "id": "tu_1", "name": "get_invoice",
              "input": {"invoice_id": "INV-00000001"}}]}),
         dumps({"name": "get_customer", "arguments": {"customer_id": "CUS-000001"}}),
+    ] + stop_natives(call)
+
+
+def stop_natives(call):
+    """Outputs carrying a provider's stop signal (core/stream/stop_signal.h)."""
+    tool_use = {"type": "tool_use", "id": "tu_1", "name": "get_invoice",
+                "input": {"invoice_id": "INV-00000001"}}
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    return [
+        dumps({"type": "message", "role": "assistant", "content": [tool_use],
+               "stop_reason": "tool_use"}),
+        dumps({"type": "message", "role": "assistant", "content": [tool_use],
+               "stop_reason": "max_tokens"}),
+        dumps({"type": "message", "role": "assistant", "content": [tool_use],
+               "stop_reason": None}),
+        dumps(dict(message, finish_reason="length")),
+        dumps(dict(message, finishReason="SAFETY")),
+        dumps(dict(message, status="incomplete")),
+        dumps({"object": "chat.completion", "choices": [
+            {"index": 0, "message": message, "finish_reason": "length"}]}),
     ]
 
 
@@ -238,6 +258,39 @@ def composed_ext_proc():
                          (0, 16, 32, 64, 192)) +
             with_options(sse, (1, 2)) + with_options(rest, (4, 12, 31)) +
             with_options([ok, b"data: x\n\n"], (8, 41)))
+
+
+def composed_mesh():
+    """mesh_batch_fuzzer: generator programs (option byte: batch, approval,
+    stateless, REST) and raw bodies (option bit 1) in the tests' shapes."""
+    programs = [b"\x00\x00\x00\x07",
+                b"\x05\x00\x01\x00\x07\x00\x01\x00\x07",
+                b"\x03\x00\x00\x02\x00\x07\x00\x00\x02\x00\x07\x00\x00\x02\x00\x07",
+                b"\x02\x00\x00\x03\x00\x07\x06\x08",
+                b"\x01\x00\x10\x00\x07\x00\x18\x00\x07"]
+    out = with_options(programs, (0, 1, 4, 5, 8, 9, 16, 20, 24))
+
+    def call(name, args, i=1):
+        return {"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                "params": {"name": name, "arguments": args}}
+    notify = {"to": "ops"}
+    bodies = [
+        dumps(call("get_account", {"id": "A-1"})),
+        dumps([call("transfer", {"amount": 1}, 1), call("notify", notify, 2)]),
+        dumps([call("notify", notify, i) for i in (1, 2, 3)]),
+        dumps([call("get_account", {"id": "A-1"}, 1),
+               call("wire", {"amount": 1}, 2)]),
+        dumps([{"jsonrpc": "2.0", "method": "notifications/progress"},
+               {"jsonrpc": "2.0", "id": "p", "method": "ping"},
+               call("order", {"quantity": "5"}, 3)]),
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":'
+        b'"get_account","name":"transfer","arguments":{}}}',
+        dumps([call("get_account", {"id": "A-1"}, 1),
+               call("get_account", {"id": "A-1"}, 1)]),
+        b'[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":'
+        b'"get_account","arguments":{"id":"A","n":9007199254740993}}}]',
+    ]
+    return out + with_options(bodies, (2, 6, 10))
 
 
 def write(target, seeds):
@@ -319,6 +372,7 @@ def main():
     sse_lits = literals_of("core/mesh/sse_reader_test.cc",
                            "core/mesh/tool_response_test.cc")
     write("ext_proc_fuzzer", composed_ext_proc() + with_options(sse_lits, (1,)))
+    write("mesh_batch_fuzzer", composed_mesh())
 
 
 if __name__ == "__main__":

@@ -1,0 +1,171 @@
+#include "core/mesh/mcp_decide.h"
+
+#include <utility>
+
+#include "core/mesh/mcp_request.h"
+#include "core/mesh/mcp_turn.h"
+
+namespace toolgate {
+namespace mesh {
+namespace {
+
+absl::StatusOr<ValidateCallResponse> Validate(Engine& engine,
+                                              const McpAsk& ask,
+                                              absl::string_view output) {
+  ValidateCallRequest call;
+  call.snapshot_id = ask.snapshot_id;
+  call.run_id = ask.run_id;
+  call.run_token = ask.run_token;
+  call.kind = OutputKind::kNative;
+  call.output = output;
+  call.approval_id = ask.approval_id;
+  call.cancel = ask.cancel;
+  call.source = ask.source;
+  // Envoy forwards the request as it came: nothing toolgate would rewrite
+  // (policy.coerce, strip_html) can reach the tool rewritten.
+  call.forward_as_sent = true;
+  return engine.ValidateToolCall(call);
+}
+
+// A body toolgate cannot read as a whole.
+RpcError BodyError(const absl::Status& status) {
+  if (JsonErrorCode(status) == kInputTooLarge) {
+    return DeniedError("body_too_large", status.message());
+  }
+  return DeniedError("unreadable_body", status.message());
+}
+
+absl::string_view EngineErrorLabel(const RpcError& error) {
+  return error.code == kDeniedCode ? "DENIED_RUN" : "ERROR";
+}
+
+// Under NEEDS_APPROVAL: which calls' tools ask for a human.
+std::vector<bool> NeedingApproval(Engine& engine,
+                                  const ValidateCallResponse& decided) {
+  std::vector<bool> out(decided.calls.size(), false);
+  if (decided.decision != Decision::kNeedsApproval) return out;
+  auto snapshot = engine.GetSnapshot(decided.snapshot_id, "");
+  if (!snapshot.ok()) return out;  // Then every call is told.
+  for (size_t k = 0; k < decided.calls.size(); ++k) {
+    const CompiledTool* tool = (*snapshot)->FindTool(decided.calls[k].name);
+    out[k] = tool != nullptr && tool->spec.policy.requires_approval;
+  }
+  return out;
+}
+
+McpDecision DeniedBody(const McpBody& body,
+                       const std::vector<std::optional<RpcError>>& errors,
+                       absl::string_view label) {
+  McpDecision d;
+  d.answer = DeniedAnswer(body, errors);
+  d.label = label;
+  return d;
+}
+
+// The turn's decision, once the engine gave one.
+McpDecision Decided(Engine& engine, const McpBody& body, const McpTurn& turn,
+                    ValidateCallResponse decided) {
+  McpDecision d;
+  if (decided.decision == Decision::kAllow &&
+      !DecidedAsSent(body, turn, decided)) {
+    // Never expected (the request is decided as sent): refused, not
+    // passed with calls nobody checked.
+    d = DeniedBody(body,
+                   CallErrors(body, mesh::UnavailableError(
+                                        "the calls decided are not the calls "
+                                        "sent")),
+                   "ERROR");
+  } else if (decided.decision == Decision::kAllow) {
+    d.allowed = true;
+    d.label = "ALLOW";
+    d.audit_ids.push_back(decided.audit_id);
+    if (!body.batch) d.tool = body.messages[0].tool;
+  } else {
+    d = DeniedBody(body,
+                   TurnErrors(body, turn, decided,
+                              NeedingApproval(engine, decided)),
+                   DecisionName(decided.decision));
+  }
+  d.called = true;
+  d.snapshot_id = decided.snapshot_id;
+  d.decided = std::move(decided);
+  return d;
+}
+
+}  // namespace
+
+McpDecision Denied(const Json& id, const RpcError& error) {
+  McpDecision d;
+  d.answer = {{"jsonrpc", "2.0"}, {"id", id}, {"error", ErrorObject(error)}};
+  return d;
+}
+
+McpDecision DecideMcpBody(Engine& engine, const McpAsk& ask,
+                          absl::string_view body_text) {
+  const JsonLimits& limits = engine.options().limits;
+  absl::StatusOr<McpBody> body = ReadMcpBody(body_text, limits);
+  if (!body.ok()) return Denied(nullptr, BodyError(body.status()));
+  // A message not let through denies the body before any decision: nothing
+  // is spent on its calls.
+  std::vector<std::optional<RpcError>> refused;
+  bool any_refused = false;
+  for (const McpMessage& m : body->messages) {
+    refused.push_back(RefusedMessage(m));
+    any_refused = any_refused || refused.back().has_value();
+  }
+  if (any_refused) return DeniedBody(*body, refused, "DENIED_REQUEST");
+  const McpTurn turn = BuildTurn(*body, limits);
+  if (turn.calls.empty()) {
+    McpDecision d;
+    d.allowed = true;
+    d.label = "PASS_THROUGH";
+    return d;
+  }
+  absl::StatusOr<ValidateCallResponse> decided =
+      Validate(engine, ask, turn.output);
+  if (!decided.ok()) {
+    const RpcError error = ErrorForEngineStatus(decided.status());
+    return DeniedBody(*body, CallErrors(*body, error), EngineErrorLabel(error));
+  }
+  return Decided(engine, *body, turn, *std::move(decided));
+}
+
+McpDecision DecideRestCall(Engine& engine, const McpAsk& ask,
+                           absl::string_view tool_path, absl::string_view path,
+                           absl::string_view body_text) {
+  if (QueryOrFragment(path)) {
+    return Denied(nullptr,
+                  DeniedError("query_not_allowed",
+                              "a REST tool route takes its arguments from "
+                              "the body alone: a query string or fragment "
+                              "('?', '#') is refused, never forwarded "
+                              "unchecked"));
+  }
+  absl::StatusOr<std::string> tool = MatchToolPath(tool_path, path);
+  if (!tool.ok()) {
+    return Denied(nullptr, DeniedError("no_tool", tool.status().message()));
+  }
+  absl::StatusOr<Json> arguments =
+      ReadMeshJson(body_text, engine.options().limits);
+  if (!arguments.ok()) return Denied(nullptr, BodyError(arguments.status()));
+  // The call as one MCP message, so that it is decided and checked as one.
+  McpBody body;
+  McpMessage& m = body.messages.emplace_back();
+  m.kind = McpKind::kToolCall;
+  m.tool = *tool;
+  m.arguments_json = CanonicalJson(*arguments);
+  m.params_json = CanonicalJson({{"name", *tool}, {"arguments", *arguments}});
+  const McpTurn turn = BuildTurn(body, engine.options().limits);
+  absl::StatusOr<ValidateCallResponse> decided =
+      Validate(engine, ask, turn.output);
+  if (!decided.ok()) {
+    const RpcError error = ErrorForEngineStatus(decided.status());
+    McpDecision d = Denied(nullptr, error);
+    d.label = EngineErrorLabel(error);
+    return d;
+  }
+  return Decided(engine, body, turn, *std::move(decided));
+}
+
+}  // namespace mesh
+}  // namespace toolgate
