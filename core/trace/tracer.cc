@@ -131,6 +131,11 @@ RequestTrace::RequestTrace(Tracer* tracer, absl::string_view name,
   spans_.push_back(std::move(root));
 }
 
+RequestTrace::RequestTrace(RequestTrace&& other) noexcept
+    : tracer_(other.tracer_), spans_(std::move(other.spans_)) {
+  other.tracer_ = nullptr;
+}
+
 RequestTrace::~RequestTrace() { End(); }
 
 void RequestTrace::Set(absl::string_view key, AttributeValue value) {

@@ -122,6 +122,9 @@ class RequestTrace {
   ~RequestTrace();
   RequestTrace(const RequestTrace&) = delete;
   RequestTrace& operator=(const RequestTrace&) = delete;
+  // Moving hands the spans over; the moved-from trace records nothing.
+  RequestTrace(RequestTrace&& other) noexcept;
+  RequestTrace& operator=(RequestTrace&&) = delete;
 
   bool recording() const { return tracer_ != nullptr; }
 
