@@ -10,8 +10,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "core/mesh/mcp_decide.h"
-#include "core/mesh/mcp_request.h"
+#include "core/mesh/engine_decider.h"
+#include "core/mesh/mcp_gate.h"
 #include "server/convert.h"
 #include "server/envoy_authz_ask.h"
 #include "server/envoy_common.h"
@@ -150,6 +150,9 @@ void Allow(const Ask& ask, const mesh::McpDecision& d,
            const std::string& grant, CheckResponse* response) {
   auto* ok = response->mutable_ok_response();
   ok->add_headers_to_remove(std::string(kRunTokenHeader));
+  // How ext_proc reads the answer: never guessed from a body the client
+  // wrote (a REST body may look like a tools/call of the route's tool).
+  SetHeader(kRouteHeader, mesh::RouteName(ask.rest), ok->add_headers());
   const std::string& snapshot =
       ask.snapshot_id.empty() ? d.snapshot_id : ask.snapshot_id;
   if (snapshot.empty()) {
@@ -187,8 +190,8 @@ void Refuse(const Answer& a, CheckResponse* response) {
 // The grant ext_proc needs for an allowed call's answer in a run, issued
 // before the decision: a decision is never refused after it spent a
 // budget or an approval. Returns the deny when none could be issued.
-std::optional<Answer> IssueGrant(Engine* engine, RunGrants* grants,
-                                 const Ask& ask, std::string* grant) {
+std::optional<Answer> IssueGrant(RunGrants* grants, const Ask& ask,
+                                 const Json& id, std::string* grant) {
   if (ask.run_id.empty() || ask.body.empty()) return std::nullopt;
   absl::StatusOr<std::string> issued =
       grants->Issue({ask.run_id, ask.run_token});
@@ -196,22 +199,22 @@ std::optional<Answer> IssueGrant(Engine* engine, RunGrants* grants,
     *grant = *std::move(issued);
     return std::nullopt;
   }
-  Answer denied =
-      Deny(ask.rest ? Json(nullptr)
-                    : mesh::RequestIdOf(ask.body, engine->options().limits),
-           mesh::UnavailableError(issued.status().message()),
-           ask.rest ? kForbidden : 200);
+  Answer denied = Deny(id, mesh::UnavailableError(issued.status().message()),
+                       ask.rest ? kForbidden : 200);
   denied.decision.label = "ERROR";
   return denied;
 }
 
 Answer Decide(Engine* engine, RunGrants* grants, const CheckRequest& request,
               Ask& ask, const CancelToken& cancel, std::string* grant) {
+  mesh::EngineDecider decider(engine);
+  const mesh::McpGate gate(&decider, decider.limits());
+  // An MCP body is read once: its id answers every deny, its messages are
+  // decided. A REST body is its arguments (read by DecideRest).
+  const mesh::McpRequest body =
+      ask.rest ? mesh::McpRequest() : gate.Read(ask.body);
   if (std::optional<Answer> early = Precheck(engine, request, &ask)) {
-    if (!ask.rest) {
-      early->decision.answer["id"] =
-          mesh::RequestIdOf(ask.body, engine->options().limits);
-    }
+    if (!ask.rest) early->decision.answer["id"] = body.id;
     return *std::move(early);
   }
   Answer answer;
@@ -219,15 +222,14 @@ Answer Decide(Engine* engine, RunGrants* grants, const CheckRequest& request,
     answer.decision.allowed = true;
     answer.decision.label = "PASS_THROUGH";
   } else if (std::optional<Answer> refused =
-                 IssueGrant(engine, grants, ask, grant)) {
+                 IssueGrant(grants, ask, body.id, grant)) {
     return *std::move(refused);
   } else if (ask.rest) {
-    answer.decision = mesh::DecideRestCall(
-        *engine, EngineAsk(ask, cancel), ask.tool_path, ask.path, ask.body);
+    answer.decision = gate.DecideRest(EngineAsk(ask, cancel), ask.tool_path,
+                                      ask.path, ask.body);
     answer.http_status = kForbidden;
   } else {
-    answer.decision =
-        mesh::DecideMcpBody(*engine, EngineAsk(ask, cancel), ask.body);
+    answer.decision = gate.Decide(EngineAsk(ask, cancel), body);
   }
   return answer;
 }

@@ -2,11 +2,12 @@
 // toolgate before an MCP `tools/call` (or a REST tool call) reaches the
 // tool server. docs/mesh.md has the picture, headers and route settings.
 //
-// The decision is core/mesh's (mcp_decide.h): a body's tools/call
-// messages, a JSON-RPC batch's together, are one Engine::ValidateToolCall
-// (one turn; audit source "envoy_ext_authz"): schema, policy, approvals,
-// budgets, breaker, kill switch and audit all apply. Lifecycle and read
-// methods pass (core/mesh/mcp_request.h). Everything else is a deny:
+// The decision is core/mesh's (mcp_gate.h, over the Engine): a body's
+// tools/call messages, a JSON-RPC batch's together, are one
+// Engine::ValidateToolCall (one turn; audit source "envoy_ext_authz"):
+// schema, policy, approvals, budgets, breaker, kill switch and audit all
+// apply. Lifecycle and read methods pass (core/mesh/mcp_request.h).
+// Everything else is a deny:
 // another method, a batch with any message not let through, an
 // unreadable, missing, partial (x-envoy-auth-partial-body) or oversize
 // body, a Content-Type or Content-Encoding a server could decode otherwise,
@@ -15,9 +16,11 @@
 // failing (UNAVAILABLE error, never an OK).
 //
 // Allowed: ok_response removes x-toolgate-run-token, sets
-// x-toolgate-audit-id, x-toolgate-snapshot (the resolved id), and for a
-// call x-toolgate-tool and, in a run, x-toolgate-run-grant (for ext_proc;
-// server/mesh_grants.h). Denied: status PERMISSION_DENIED and a
+// x-toolgate-route ("mcp" or "rest": how ext_proc reads the answer),
+// x-toolgate-audit-id, x-toolgate-snapshot (the resolved id),
+// x-toolgate-tool (a single call's tool, else empty) and, for a call in a
+// run, x-toolgate-run-grant (for ext_proc; server/mesh_grants.h), each
+// overwriting what the client sent. Denied: status PERMISSION_DENIED and a
 // denied_response holding a JSON-RPC error for the request's id (HTTP 200,
 // application/json, for MCP clients to hand to the model) or, on REST
 // routes, HTTP 403 with {"error": ...}. GET on an MCP route is 405 (no

@@ -9,7 +9,7 @@ namespace toolgate {
 namespace mesh {
 namespace {
 
-absl::StatusOr<ValidateCallResponse> Validate(Engine& engine,
+absl::StatusOr<ValidateCallResponse> Validate(McpDecider& decider,
                                               const McpAsk& ask,
                                               absl::string_view output) {
   ValidateCallRequest call;
@@ -24,7 +24,7 @@ absl::StatusOr<ValidateCallResponse> Validate(Engine& engine,
   // Envoy forwards the request as it came: nothing toolgate would rewrite
   // (policy.coerce, strip_html) can reach the tool rewritten.
   call.forward_as_sent = true;
-  return engine.ValidateToolCall(call);
+  return decider.ValidateToolCall(call);
 }
 
 // A body toolgate cannot read as a whole.
@@ -39,18 +39,19 @@ absl::string_view EngineErrorLabel(const RpcError& error) {
   return error.code == kDeniedCode ? "DENIED_RUN" : "ERROR";
 }
 
-// Under NEEDS_APPROVAL: which calls' tools ask for a human.
-std::vector<bool> NeedingApproval(Engine& engine,
+// Under NEEDS_APPROVAL: which calls' tools ask for a human. When the
+// decider cannot tell, none is marked: then every call is told.
+std::vector<bool> NeedingApproval(McpDecider& decider,
                                   const ValidateCallResponse& decided) {
-  std::vector<bool> out(decided.calls.size(), false);
-  if (decided.decision != Decision::kNeedsApproval) return out;
-  auto snapshot = engine.GetSnapshot(decided.snapshot_id, "");
-  if (!snapshot.ok()) return out;  // Then every call is told.
-  for (size_t k = 0; k < decided.calls.size(); ++k) {
-    const CompiledTool* tool = (*snapshot)->FindTool(decided.calls[k].name);
-    out[k] = tool != nullptr && tool->spec.policy.requires_approval;
-  }
-  return out;
+  std::vector<bool> none(decided.calls.size(), false);
+  if (decided.decision != Decision::kNeedsApproval) return none;
+  std::vector<std::string> tools;
+  tools.reserve(decided.calls.size());
+  for (const CallReport& call : decided.calls) tools.push_back(call.name);
+  absl::StatusOr<std::vector<bool>> marked =
+      decider.RequiresApproval(decided.snapshot_id, tools);
+  if (!marked.ok() || marked->size() != tools.size()) return none;
+  return *std::move(marked);
 }
 
 McpDecision DeniedBody(const McpBody& body,
@@ -63,8 +64,8 @@ McpDecision DeniedBody(const McpBody& body,
 }
 
 // The turn's decision, once the engine gave one.
-McpDecision Decided(Engine& engine, const McpBody& body, const McpTurn& turn,
-                    ValidateCallResponse decided) {
+McpDecision Decided(McpDecider& decider, const McpBody& body,
+                    const McpTurn& turn, ValidateCallResponse decided) {
   McpDecision d;
   if (decided.decision == Decision::kAllow &&
       !DecidedAsSent(body, turn, decided)) {
@@ -83,7 +84,7 @@ McpDecision Decided(Engine& engine, const McpBody& body, const McpTurn& turn,
   } else {
     d = DeniedBody(body,
                    TurnErrors(body, turn, decided,
-                              NeedingApproval(engine, decided)),
+                              NeedingApproval(decider, decided)),
                    DecisionName(decided.decision));
   }
   d.called = true;
@@ -100,21 +101,20 @@ McpDecision Denied(const Json& id, const RpcError& error) {
   return d;
 }
 
-McpDecision DecideMcpBody(Engine& engine, const McpAsk& ask,
-                          absl::string_view body_text) {
-  const JsonLimits& limits = engine.options().limits;
-  absl::StatusOr<McpBody> body = ReadMcpBody(body_text, limits);
-  if (!body.ok()) return Denied(nullptr, BodyError(body.status()));
+McpDecision DecideMcpRequest(McpDecider& decider, const McpLimits& limits,
+                             const McpAsk& ask, const McpRequest& request) {
+  if (!request.status.ok()) return Denied(nullptr, BodyError(request.status));
+  const McpBody& body = request.body;
   // A message not let through denies the body before any decision: nothing
   // is spent on its calls.
   std::vector<std::optional<RpcError>> refused;
   bool any_refused = false;
-  for (const McpMessage& m : body->messages) {
+  for (const McpMessage& m : body.messages) {
     refused.push_back(RefusedMessage(m));
     any_refused = any_refused || refused.back().has_value();
   }
-  if (any_refused) return DeniedBody(*body, refused, "DENIED_REQUEST");
-  const McpTurn turn = BuildTurn(*body, limits);
+  if (any_refused) return DeniedBody(body, refused, "DENIED_REQUEST");
+  const McpTurn turn = BuildTurn(body, limits.json);
   if (turn.calls.empty()) {
     McpDecision d;
     d.allowed = true;
@@ -122,16 +122,17 @@ McpDecision DecideMcpBody(Engine& engine, const McpAsk& ask,
     return d;
   }
   absl::StatusOr<ValidateCallResponse> decided =
-      Validate(engine, ask, turn.output);
+      Validate(decider, ask, turn.output);
   if (!decided.ok()) {
     const RpcError error = ErrorForEngineStatus(decided.status());
-    return DeniedBody(*body, CallErrors(*body, error), EngineErrorLabel(error));
+    return DeniedBody(body, CallErrors(body, error), EngineErrorLabel(error));
   }
-  return Decided(engine, *body, turn, *std::move(decided));
+  return Decided(decider, body, turn, *std::move(decided));
 }
 
-McpDecision DecideRestCall(Engine& engine, const McpAsk& ask,
-                           absl::string_view tool_path, absl::string_view path,
+McpDecision DecideRestCall(McpDecider& decider, const McpLimits& limits,
+                           const McpAsk& ask, absl::string_view tool_path,
+                           absl::string_view path,
                            absl::string_view body_text) {
   if (QueryOrFragment(path)) {
     return Denied(nullptr,
@@ -146,7 +147,7 @@ McpDecision DecideRestCall(Engine& engine, const McpAsk& ask,
     return Denied(nullptr, DeniedError("no_tool", tool.status().message()));
   }
   absl::StatusOr<Json> arguments =
-      ReadMeshJson(body_text, engine.options().limits);
+      ReadMeshJson(body_text, limits.json);
   if (!arguments.ok()) return Denied(nullptr, BodyError(arguments.status()));
   // The call as one MCP message, so that it is decided and checked as one.
   McpBody body;
@@ -155,16 +156,16 @@ McpDecision DecideRestCall(Engine& engine, const McpAsk& ask,
   m.tool = *tool;
   m.arguments_json = CanonicalJson(*arguments);
   m.params_json = CanonicalJson({{"name", *tool}, {"arguments", *arguments}});
-  const McpTurn turn = BuildTurn(body, engine.options().limits);
+  const McpTurn turn = BuildTurn(body, limits.json);
   absl::StatusOr<ValidateCallResponse> decided =
-      Validate(engine, ask, turn.output);
+      Validate(decider, ask, turn.output);
   if (!decided.ok()) {
     const RpcError error = ErrorForEngineStatus(decided.status());
     McpDecision d = Denied(nullptr, error);
     d.label = EngineErrorLabel(error);
     return d;
   }
-  return Decided(engine, body, turn, *std::move(decided));
+  return Decided(decider, body, turn, *std::move(decided));
 }
 
 }  // namespace mesh

@@ -1,6 +1,8 @@
-// The mesh's decision on one request body, over the Engine: what Envoy's
-// ext_authz Check answers once the adapter (server/envoy_authz) has read
-// the HTTP request and resolved its snapshot. docs/mesh.md has the rules.
+// The mesh's decision on one request body, over an McpDecider (the
+// engine, in process or over gRPC): what Envoy's ext_authz Check answers
+// once the adapter (server/envoy_authz) has read the HTTP request and
+// resolved its snapshot, and what the stdio gateway answers a tools/call
+// line with. docs/mesh.md has the rules; mcp_gate.h is the entry point.
 //
 // MCP routes: the body's messages are read (mcp_request.h); any message
 // toolgate does not let through denies the body before anything is
@@ -15,7 +17,7 @@
 // (query_not_allowed); the path template names the tool (no_tool) and the
 // body, read as the mesh reads every body, is its arguments.
 //
-// Thread-safety: as the Engine; any number of decisions at once.
+// Thread-safety: as the decider; any number of decisions at once.
 #ifndef TOOLGATE_CORE_MESH_MCP_DECIDE_H_
 #define TOOLGATE_CORE_MESH_MCP_DECIDE_H_
 
@@ -24,9 +26,10 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "core/engine/engine.h"
 #include "core/json/strict_json.h"
 #include "core/mesh/jsonrpc_error.h"
+#include "core/mesh/mcp_decider.h"
+#include "core/mesh/mcp_request.h"
 #include "core/pipeline/api.h"
 #include "core/util/cancel.h"
 
@@ -61,12 +64,14 @@ struct McpDecision {
   std::optional<ValidateCallResponse> decided;
 };
 
-McpDecision DecideMcpBody(Engine& engine, const McpAsk& ask,
-                          absl::string_view body);
+// `request` read once (ReadMcpRequest) by the caller, which may have
+// answered a deny from it first.
+McpDecision DecideMcpRequest(McpDecider& decider, const McpLimits& limits,
+                             const McpAsk& ask, const McpRequest& request);
 
-McpDecision DecideRestCall(Engine& engine, const McpAsk& ask,
-                           absl::string_view tool_path, absl::string_view path,
-                           absl::string_view body);
+McpDecision DecideRestCall(McpDecider& decider, const McpLimits& limits,
+                           const McpAsk& ask, absl::string_view tool_path,
+                           absl::string_view path, absl::string_view body);
 
 // A deny before the body is read: the error for `id`.
 McpDecision Denied(const Json& id, const RpcError& error);

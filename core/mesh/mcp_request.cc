@@ -190,77 +190,16 @@ bool SafeToolName(absl::string_view name) {
   return true;
 }
 
-bool TokenChar(char c) {
-  return absl::ascii_isalnum(static_cast<unsigned char>(c)) ||
-         absl::StrContains("!#$%&'*+-.^_`|~", c);
-}
-
-// Consumes an RFC 9110 token from the front of `s` into `out`.
-bool Token(absl::string_view* s, absl::string_view* out) {
-  size_t n = 0;
-  while (n < s->size() && TokenChar((*s)[n])) ++n;
-  if (n == 0) return false;
-  *out = s->substr(0, n);
-  s->remove_prefix(n);
-  return true;
-}
-
-// Consumes a token or a quoted-string (escapes undone) into `out`.
-bool ParamValue(absl::string_view* s, std::string* out) {
-  absl::string_view token;
-  if (Token(s, &token)) {
-    out->assign(token.data(), token.size());
-    return true;
-  }
-  if (s->empty() || (*s)[0] != '"') return false;
-  for (size_t i = 1; i < s->size(); ++i) {
-    char c = (*s)[i];
-    if (c == '"') {
-      s->remove_prefix(i + 1);
-      return true;
-    }
-    if (c == '\\') {
-      if (++i == s->size()) return false;
-      c = (*s)[i];
-    }
-    out->push_back(c);
-  }
-  return false;
-}
-
-void SkipSpace(absl::string_view* s) {
-  while (!s->empty() && (s->front() == ' ' || s->front() == '\t')) {
-    s->remove_prefix(1);
-  }
-}
-
-// RFC 9110 media type: application/json, each parameter well formed, at
-// most one charset and that one utf-8. A comma (two headers joined) or
-// anything unparsed fails.
-bool JsonUtf8MediaType(absl::string_view value) {
-  absl::string_view s = value, type, subtype;
-  SkipSpace(&s);
-  if (!Token(&s, &type) || !absl::ConsumePrefix(&s, "/") ||
-      !Token(&s, &subtype) || !absl::EqualsIgnoreCase(type, "application") ||
-      !absl::EqualsIgnoreCase(subtype, "json")) {
-    return false;
-  }
-  bool charset = false;
-  for (SkipSpace(&s); !s.empty(); SkipSpace(&s)) {
-    if (!absl::ConsumePrefix(&s, ";")) return false;
-    SkipSpace(&s);
-    absl::string_view name;
-    if (s.empty() || s.front() == ';') continue;  // An empty parameter.
-    std::string param;
-    if (!Token(&s, &name) || !absl::ConsumePrefix(&s, "=") ||
-        !ParamValue(&s, &param)) {
-      return false;
-    }
-    if (!absl::EqualsIgnoreCase(name, "charset")) continue;
-    if (charset || !absl::EqualsIgnoreCase(param, "utf-8")) return false;
-    charset = true;
-  }
-  return true;
+// number_inexact (with its pointer) for the first integer JSON.parse
+// would read as another number.
+absl::Status ExactNumbers(const Json& parsed) {
+  std::optional<std::string> at = InexactNumber(parsed);
+  if (!at.has_value()) return absl::OkStatus();
+  return MakeJsonError(
+      kNumberInexact, *at,
+      absl::StrCat("the integer at \"", *at,
+                   "\" is not one a JSON.parse reader holds (it would read "
+                   "the nearest double, another number)"));
 }
 
 }  // namespace
@@ -277,41 +216,50 @@ absl::StatusOr<Json> ReadMeshJson(absl::string_view body,
                                   const JsonLimits& limits) {
   absl::StatusOr<Json> parsed = ParseStrictJson(body, limits);
   if (!parsed.ok()) return parsed.status();
-  if (std::optional<std::string> at = InexactNumber(*parsed)) {
-    return MakeJsonError(
-        kNumberInexact, *at,
-        absl::StrCat("the integer at \"", *at,
-                     "\" is not one a JSON.parse reader holds (it would read "
-                     "the nearest double, another number)"));
-  }
+  if (absl::Status s = ExactNumbers(*parsed); !s.ok()) return s;
   return parsed;
+}
+
+McpRequest ReadMcpRequest(absl::string_view body, const JsonLimits& limits) {
+  McpRequest out;
+  out.empty = body.empty();
+  absl::StatusOr<Json> parsed = ParseStrictJson(body, limits);
+  if (!parsed.ok()) {
+    out.status = parsed.status();
+    return out;
+  }
+  if (parsed->is_object()) {
+    auto id = parsed->find("id");
+    if (id != parsed->end() && ValidId(*id)) out.id = *id;
+  }
+  out.status = ExactNumbers(*parsed);
+  if (!out.status.ok()) return out;
+  if (!parsed->is_array()) {
+    out.body.messages.push_back(Classify(*parsed));
+    return out;
+  }
+  if (parsed->empty()) {
+    out.status = MakeJsonError("invalid_batch", "", "an empty JSON-RPC batch");
+    return out;
+  }
+  out.body.batch = true;
+  out.body.messages.reserve(parsed->size());
+  for (const Json& message : *parsed) {
+    out.body.messages.push_back(Classify(message));
+  }
+  DenyDuplicateIds(&out.body.messages);
+  return out;
 }
 
 absl::StatusOr<McpBody> ReadMcpBody(absl::string_view body,
                                     const JsonLimits& limits) {
-  absl::StatusOr<Json> parsed = ReadMeshJson(body, limits);
-  if (!parsed.ok()) return parsed.status();
-  McpBody out;
-  if (parsed->is_array()) {
-    if (parsed->empty()) {
-      return MakeJsonError("invalid_batch", "", "an empty JSON-RPC batch");
-    }
-    out.batch = true;
-    for (const Json& message : *parsed) {
-      out.messages.push_back(Classify(message));
-    }
-    DenyDuplicateIds(&out.messages);
-    return out;
-  }
-  out.messages.push_back(Classify(*parsed));
-  return out;
+  McpRequest request = ReadMcpRequest(body, limits);
+  if (!request.status.ok()) return request.status;
+  return std::move(request.body);
 }
 
 Json RequestIdOf(absl::string_view body, const JsonLimits& limits) {
-  absl::StatusOr<Json> parsed = ParseStrictJson(body, limits);
-  if (!parsed.ok() || !parsed->is_object()) return nullptr;
-  auto id = parsed->find("id");
-  return id != parsed->end() && ValidId(*id) ? *id : Json(nullptr);
+  return ReadMcpRequest(body, limits).id;
 }
 
 absl::StatusOr<std::string> MatchToolPath(absl::string_view path_template,
@@ -348,32 +296,6 @@ absl::StatusOr<std::string> MatchToolPath(absl::string_view path_template,
 
 bool QueryOrFragment(absl::string_view path) {
   return path.find_first_of("?#") != absl::string_view::npos;
-}
-
-std::optional<HeaderRefusal> CheckBodyHeaders(
-    const std::optional<std::string>& content_type,
-    const std::optional<std::string>& content_encoding) {
-  if (content_encoding.has_value()) {
-    absl::string_view coding = absl::StripAsciiWhitespace(*content_encoding);
-    if (!coding.empty() && !absl::EqualsIgnoreCase(coding, "identity")) {
-      return HeaderRefusal{
-          "unsupported_content_encoding",
-          absl::StrCat("the body is sent with Content-Encoding \"",
-                       *content_encoding,
-                       "\": toolgate reads only an identity body, as the "
-                       "tool server must")};
-    }
-  }
-  if (content_type.has_value() && !content_type->empty() &&
-      !JsonUtf8MediaType(*content_type)) {
-    return HeaderRefusal{
-        "unsupported_content_type",
-        absl::StrCat("Content-Type \"", *content_type,
-                     "\" is not application/json in UTF-8 (no charset but "
-                     "utf-8): a server decoding the body another way would "
-                     "read other calls than toolgate checked")};
-  }
-  return std::nullopt;
 }
 
 }  // namespace mesh

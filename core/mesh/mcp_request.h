@@ -43,6 +43,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/json/strict_json.h"
+#include "core/mesh/http_headers.h"
 
 namespace toolgate {
 namespace mesh {
@@ -80,14 +81,26 @@ bool IsPassThroughMethod(absl::string_view method);
 absl::StatusOr<Json> ReadMeshJson(absl::string_view body,
                                   const JsonLimits& limits);
 
-// INVALID_ARGUMENT with a ParseStrictJson code (or "invalid_batch",
-// "number_inexact") when the body cannot be read as JSON-RPC at all.
+// A request body read once: what its decision, every deny and the check
+// of its answer read (nothing parses it again).
+struct McpRequest {
+  // OK, or INVALID_ARGUMENT with a ParseStrictJson code (or
+  // "invalid_batch", "number_inexact") when the body cannot be read as
+  // JSON-RPC at all; `body` is then empty.
+  absl::Status status;
+  bool empty = false;  // The body had no bytes (a DELETE, a GET).
+  McpBody body;
+  // The id of a body that is one JSON-RPC message (as JSON: read even when
+  // a number in it is inexact), else null: for a deny decided before the
+  // body's messages are (no snapshot, ...), so the client can still match
+  // the error to its request.
+  Json id;
+};
+McpRequest ReadMcpRequest(absl::string_view body, const JsonLimits& limits);
+
+// ReadMcpRequest's status and body, and its id alone.
 absl::StatusOr<McpBody> ReadMcpBody(absl::string_view body,
                                     const JsonLimits& limits);
-
-// The id of a body that is one JSON-RPC message, else null: for a deny
-// decided before the body was read (no snapshot, ...), so the client can
-// still match the error to its request.
 Json RequestIdOf(absl::string_view body, const JsonLimits& limits);
 
 // Matches `path` against a template holding one `{name}` segment, e.g.
@@ -106,20 +119,6 @@ absl::StatusOr<std::string> MatchToolPath(absl::string_view path_template,
 // arguments, so a query the tool server could read is refused
 // (query_not_allowed), never forwarded unchecked.
 bool QueryOrFragment(absl::string_view path);
-
-// The request's Content-Type and Content-Encoding as the body's reader
-// needs them: the media type application/json (when the header is given)
-// with no charset but utf-8, and no content coding but identity. Anything
-// else is a reason (unsupported_content_type, unsupported_content_encoding)
-// and a sentence: a server decoding the body another way (charset=utf-7,
-// gzip) would read other calls than toolgate checked.
-struct HeaderRefusal {
-  std::string reason;
-  std::string message;
-};
-std::optional<HeaderRefusal> CheckBodyHeaders(
-    const std::optional<std::string>& content_type,
-    const std::optional<std::string>& content_encoding);
 
 }  // namespace mesh
 }  // namespace toolgate

@@ -146,14 +146,20 @@ std::vector<std::optional<RpcError>> CallErrors(const McpBody& body,
 
 Json DeniedAnswer(const McpBody& body,
                   const std::vector<std::optional<RpcError>>& errors) {
+  return ErrorAnswer(body, errors,
+                     DeniedError("batch_denied",
+                                 "another message of this batch was denied; "
+                                 "send the allowed ones alone"));
+}
+
+Json ErrorAnswer(const McpBody& body,
+                 const std::vector<std::optional<RpcError>>& errors,
+                 const RpcError& otherwise) {
   Json answers = Json::array();
   for (size_t i = 0; i < body.messages.size(); ++i) {
-    const RpcError e =
-        i < errors.size() && errors[i].has_value()
-            ? *errors[i]
-            : DeniedError("batch_denied",
-                          "another message of this batch was denied; send "
-                          "the allowed ones alone");
+    const RpcError& e = i < errors.size() && errors[i].has_value()
+                            ? *errors[i]
+                            : otherwise;
     answers.push_back({{"jsonrpc", "2.0"},
                        {"id", body.messages[i].id},
                        {"error", ErrorObject(e)}});

@@ -73,6 +73,11 @@ std::vector<std::optional<RpcError>> CallErrors(const McpBody& body,
 Json DeniedAnswer(const McpBody& body,
                   const std::vector<std::optional<RpcError>>& errors);
 
+// As DeniedAnswer, with `otherwise` where `errors` holds none.
+Json ErrorAnswer(const McpBody& body,
+                 const std::vector<std::optional<RpcError>>& errors,
+                 const RpcError& otherwise);
+
 }  // namespace mesh
 }  // namespace toolgate
 

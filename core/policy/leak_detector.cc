@@ -9,9 +9,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/policy/secret_checks.h"
+#include "core/text/invisible_chars.h"
 
 namespace toolgate::policy {
 namespace {
+
+using ::toolgate::text::NormalizeForScan;
+using ::toolgate::text::ScanText;
 
 constexpr size_t kWindow = LeakTable::kLeakWindowBytes;
 // Polynomial hash modulo 2^64 with an odd base; mixed before use, since
@@ -48,20 +52,35 @@ uint64_t Mix(uint64_t h) {
   return h ^ (h >> 31);
 }
 
-// The windows of `texts` (duplicates included: they size the table) and
-// their total bytes.
-struct Sizes {
+// What a table of `texts` holds before it is built: each text, and its
+// normal form when it holds invisible characters (forms), their bytes and
+// windows (duplicates included: they size the table).
+struct Plan {
+  std::vector<ScanText> normal;  // Per text; empty text when none.
+  std::vector<bool> has_normal;
+  size_t original_bytes = 0;
   size_t bytes = 0;
+  size_t forms = 0;
   size_t windows = 0;
 };
 
-Sizes SizesOf(const std::vector<std::string>& texts) {
-  Sizes sizes;
-  for (const std::string& t : texts) {
-    sizes.bytes += t.size();
-    if (t.size() >= kWindow) sizes.windows += t.size() - kWindow + 1;
+void Count(size_t size, Plan* plan) {
+  plan->bytes += size;
+  ++plan->forms;
+  if (size >= kWindow) plan->windows += size - kWindow + 1;
+}
+
+Plan PlanOf(const std::vector<std::string>& texts) {
+  Plan plan;
+  plan.normal.resize(texts.size());
+  plan.has_normal.resize(texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) {
+    plan.original_bytes += texts[i].size();
+    Count(texts[i].size(), &plan);
+    plan.has_normal[i] = NormalizeForScan(texts[i], &plan.normal[i]);
+    if (plan.has_normal[i]) Count(plan.normal[i].text.size(), &plan);
   }
-  return sizes;
+  return plan;
 }
 
 size_t SlotCount(size_t windows) {
@@ -74,19 +93,23 @@ size_t SlotCount(size_t windows) {
 }  // namespace
 
 LeakTable::LeakTable(const std::vector<std::string>& protected_texts,
-                     size_t max_protected_bytes) {
-  const Sizes sizes = SizesOf(protected_texts);
-  if (sizes.bytes > std::min(max_protected_bytes, kMaxProtectedBytes)) {
+                     size_t max_protected_bytes)
+    : text_count_(protected_texts.size()) {
+  const Plan plan = PlanOf(protected_texts);
+  if (plan.original_bytes > std::min(max_protected_bytes, kMaxProtectedBytes)) {
     over_limit_ = true;
     return;
   }
-  data_.reserve(sizes.bytes);
-  ends_.reserve(protected_texts.size());
-  for (const std::string& t : protected_texts) {
-    data_ += t;
-    ends_.push_back(static_cast<uint32_t>(data_.size()));
+  // The normal form is never longer than the text: data_ stays within
+  // twice kMaxProtectedBytes, well inside a uint32_t offset.
+  data_.reserve(plan.bytes);
+  ends_.reserve(plan.forms);
+  texts_.reserve(plan.forms);
+  for (size_t i = 0; i < protected_texts.size(); ++i) {
+    Append(protected_texts[i], static_cast<uint32_t>(i));
+    if (plan.has_normal[i]) Append(plan.normal[i].text, static_cast<uint32_t>(i));
   }
-  const size_t capacity = SlotCount(sizes.windows);
+  const size_t capacity = SlotCount(plan.windows);
   if (capacity == 0) return;
   slots_.assign(capacity, Slot{0, kEmpty});
   shift_ = 64 - __builtin_ctzll(capacity);
@@ -106,25 +129,36 @@ LeakTable::LeakTable(const std::vector<std::string>& protected_texts,
 
 size_t LeakTable::PlannedBytes(const std::vector<std::string>& protected_texts,
                                size_t max_protected_bytes) {
-  const Sizes sizes = SizesOf(protected_texts);
-  if (sizes.bytes > std::min(max_protected_bytes, kMaxProtectedBytes)) {
+  const Plan plan = PlanOf(protected_texts);
+  if (plan.original_bytes > std::min(max_protected_bytes, kMaxProtectedBytes)) {
     return 0;
   }
-  return sizes.bytes + protected_texts.size() * sizeof(uint32_t) +
-         SlotCount(sizes.windows) * sizeof(Slot);
+  return plan.bytes + 2 * plan.forms * sizeof(uint32_t) +
+         SlotCount(plan.windows) * sizeof(Slot);
 }
 
 bool LeakTable::Holds(const std::vector<std::string>& protected_texts) const {
-  if (over_limit_ || protected_texts.size() != ends_.size()) return false;
+  if (over_limit_ || protected_texts.size() != text_count_) return false;
+  // Each text's first form is the text as given, in order.
   size_t begin = 0;
-  for (size_t i = 0; i < ends_.size(); ++i) {
-    if (absl::string_view(data_).substr(begin, ends_[i] - begin) !=
-        protected_texts[i]) {
-      return false;
+  size_t next = 0;
+  for (size_t f = 0; f < ends_.size(); ++f) {
+    if (texts_[f] == next) {
+      if (absl::string_view(data_).substr(begin, ends_[f] - begin) !=
+          protected_texts[next]) {
+        return false;
+      }
+      ++next;
     }
-    begin = ends_[i];
+    begin = ends_[f];
   }
-  return true;
+  return next == protected_texts.size();
+}
+
+void LeakTable::Append(absl::string_view text, uint32_t index) {
+  data_.append(text.data(), text.size());
+  ends_.push_back(static_cast<uint32_t>(data_.size()));
+  texts_.push_back(index);
 }
 
 void LeakTable::Insert(uint64_t hash, uint32_t offset) {
@@ -162,12 +196,28 @@ uint32_t LeakTable::Find(uint64_t hash, const char* window) const {
   }
 }
 
+uint32_t LeakTable::FirstWindow(absl::string_view text, size_t* at) const {
+  if (slots_.empty() || text.size() < kWindow) return kEmpty;
+  uint64_t h = HashWindow(text.data());
+  for (size_t i = 0;; ++i) {
+    const uint32_t found = Find(h, text.data() + i);
+    if (found != kEmpty) {
+      *at = i;
+      return found;
+    }
+    if (i + kWindow == text.size()) return kEmpty;
+    h = Roll(h, text[i], text[i + kWindow]);
+  }
+}
+
 size_t LeakTable::TextIndex(uint32_t offset) const {
-  return std::upper_bound(ends_.begin(), ends_.end(), offset) - ends_.begin();
+  return texts_[std::upper_bound(ends_.begin(), ends_.end(), offset) -
+                ends_.begin()];
 }
 
 size_t LeakTable::MemoryBytes() const {
-  return data_.capacity() + ends_.capacity() * sizeof(uint32_t) +
+  return data_.capacity() +
+         (ends_.capacity() + texts_.capacity()) * sizeof(uint32_t) +
          slots_.capacity() * sizeof(Slot);
 }
 
@@ -185,31 +235,34 @@ size_t LeakDetector::TextNumber(uint32_t offset) const {
   return i < text_numbers_.size() ? text_numbers_[i] : i;
 }
 
-std::optional<ArgumentViolation> LeakDetector::Check(
-    absl::string_view text) const {
-  if (text.size() < kWindow) return std::nullopt;
+std::optional<ArgumentViolation> LeakDetector::CheckWindows(
+    absl::string_view text, ArgumentPart part) const {
   if (table_->over_limit()) {
     return MakeViolation(
         "argument_leak",
         "the run's protected texts are too large to check arguments against; "
-        "string arguments of 32 bytes or more are refused");
+        "string arguments and member names of 32 bytes or more are refused");
   }
   if (table_->empty()) return std::nullopt;
-  uint64_t h = HashWindow(text.data());
-  for (size_t i = 0;; ++i) {
-    const uint32_t found = table_->Find(h, text.data() + i);
-    if (found != LeakTable::kEmpty) {
-      return MakeViolation(
-          "argument_leak",
-          absl::StrCat("the argument repeats ", kWindow,
-                       " or more consecutive bytes of protected text #",
-                       TextNumber(found), " (from byte ", i,
-                       " of the argument); do not copy the system prompt or "
-                       "secrets into tool arguments, summarise instead"));
-    }
-    if (i + kWindow == text.size()) return std::nullopt;
-    h = Roll(h, text[i], text[i + kWindow]);
+  size_t at = 0;
+  uint32_t found = table_->FirstWindow(text, &at);
+  // As FindSecret: again without invisible characters, if it holds any.
+  ScanText visible;
+  const bool hidden =
+      found == LeakTable::kEmpty && NormalizeForScan(text, &visible);
+  if (hidden) {
+    found = table_->FirstWindow(visible.text, &at);
+    at = visible.SourceOffset(at);
   }
+  if (found == LeakTable::kEmpty) return std::nullopt;
+  return MakeViolation(
+      "argument_leak",
+      absl::StrCat(ArgumentPartName(part), " repeats ", kWindow,
+                   " or more consecutive bytes of protected text #",
+                   TextNumber(found), " (from byte ", at,
+                   hidden ? ", split by invisible characters" : "",
+                   "); do not copy the system prompt or secrets into tool "
+                   "arguments, summarise instead"));
 }
 
 }  // namespace toolgate::policy

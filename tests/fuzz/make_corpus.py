@@ -197,26 +197,6 @@ def composed_natives():
             {"type": "tool_use", "id": "tu_1", "name": "get_invoice",
              "input": {"invoice_id": "INV-00000001"}}]}),
         dumps({"name": "get_customer", "arguments": {"customer_id": "CUS-000001"}}),
-    ] + stop_natives(call)
-
-
-def stop_natives(call):
-    """Outputs carrying a provider's stop signal (core/stream/stop_signal.h)."""
-    tool_use = {"type": "tool_use", "id": "tu_1", "name": "get_invoice",
-                "input": {"invoice_id": "INV-00000001"}}
-    message = {"role": "assistant", "content": None, "tool_calls": [call]}
-    return [
-        dumps({"type": "message", "role": "assistant", "content": [tool_use],
-               "stop_reason": "tool_use"}),
-        dumps({"type": "message", "role": "assistant", "content": [tool_use],
-               "stop_reason": "max_tokens"}),
-        dumps({"type": "message", "role": "assistant", "content": [tool_use],
-               "stop_reason": None}),
-        dumps(dict(message, finish_reason="length")),
-        dumps(dict(message, finishReason="SAFETY")),
-        dumps(dict(message, status="incomplete")),
-        dumps({"object": "chat.completion", "choices": [
-            {"index": 0, "message": message, "finish_reason": "length"}]}),
     ]
 
 
@@ -291,6 +271,50 @@ def composed_mesh():
         b'"get_account","arguments":{"id":"A","n":9007199254740993}}}]',
     ]
     return out + with_options(bodies, (2, 6, 10))
+
+
+def composed_mesh_answer():
+    """mesh_answer_fuzzer: answers to its four batches (option bits 5-6),
+    whole and broken, as JSON and SSE, with and without the route kind."""
+    def res(i, r):
+        return {"jsonrpc": "2.0", "id": i, "result": r}
+    good = {"content": [{"type": "text", "text": "pro"}],
+            "structuredContent": {"tier": "pro"}, "isError": False}
+    bad = dict(good, structuredContent={"tier": "gold"})
+    sent = {"content": [], "structuredContent": {"sent": True},
+            "isError": False}
+    note = {"jsonrpc": "2.0", "method": "notifications/progress",
+            "params": {}}
+    err = {"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "x"}}
+    answers = {
+        0: [[res(1, good), res("2", sent), res(3, {})],
+            [res(3, {}), res("2", sent), res(1, good)],
+            [res(1, bad), res("2", sent), res(3, {})],
+            [res(1, sent), res("2", good), res(3, {})],
+            [res(1, good), res("2", sent)],
+            [res(1, good), res(1, good), res("2", sent), res(3, {})],
+            [res(1, good), res(2, sent), res(3, {})],
+            [res(1, good), res("2", sent), res(3, {}), res(None, good)],
+            [err, res("2", sent), res(3, {})]],
+        1: [[res(1, good)], res(1, good), res(1, bad), [res(1, good), note]],
+        2: [[res(1, good), res("1", good)], [res("1", good), res(1, bad)],
+            [res(1, good), res(1.0, good)]],
+        3: [[res(1, sent), res("1", {})], [res("1", sent), res(1, {})]],
+    }
+    seeds = []
+    for batch, bodies in answers.items():
+        for body in bodies:
+            messages = body if isinstance(body, list) else [body]
+            as_json = dumps(body)
+            as_sse = b"".join(b"data: " + dumps(m) + b"\n\n"
+                              for m in [note] + messages + [note])
+            for route in (0, 4):
+                seeds.append(bytes([batch << 5 | route]) + as_json)
+                seeds.append(bytes([batch << 5 | route | 1]) + as_sse)
+            seeds.append(bytes([batch << 5 | 4 | 8]) + as_json)
+            seeds.append(bytes([batch << 5 | 4 | 16]) + as_json)
+            seeds.append(bytes([batch << 5 | 4 | 128 | 2]) + as_sse)
+    return seeds
 
 
 def write(target, seeds):
@@ -373,6 +397,7 @@ def main():
                            "core/mesh/tool_response_test.cc")
     write("ext_proc_fuzzer", composed_ext_proc() + with_options(sse_lits, (1,)))
     write("mesh_batch_fuzzer", composed_mesh())
+    write("mesh_answer_fuzzer", composed_mesh_answer())
 
 
 if __name__ == "__main__":

@@ -36,7 +36,8 @@
 
 #include "core/engine/engine.h"
 #include "core/gate/calls.h"
-#include "core/mesh/mcp_decide.h"
+#include "core/mesh/engine_decider.h"
+#include "core/mesh/mcp_gate.h"
 #include "core/mesh/mcp_request.h"
 #include "tests/fuzz/fuzz_support.h"
 
@@ -73,6 +74,7 @@ struct Fixture {
   std::vector<AuditRecord> records;
   Engine engine;
   std::string snapshot_id;
+  mesh::EngineDecider decider{&engine};
 
   Fixture()
       : engine(Options(), [this](const AuditRecord& r) {
@@ -90,6 +92,11 @@ struct Fixture {
     return o;
   }
 };
+
+// The one MCP path, over the engine (as ext_authz decides).
+mesh::McpGate Gate(Fixture& f) {
+  return mesh::McpGate(&f.decider, mesh::McpLimitsFor(f.engine.options()));
+}
 
 Fixture& Shared() {
   static Fixture* const kFixture = [] {
@@ -331,7 +338,7 @@ void CheckDenied(const Fixture& f, const mesh::McpDecision& d,
 mesh::McpDecision DecideOne(Fixture& f, const mesh::McpAsk& ask,
                             const std::string& body) {
   f.records.clear();
-  return mesh::DecideMcpBody(f.engine, ask, body);
+  return Gate(f).Decide(ask, Gate(f).Read(body));
 }
 
 // The budget and the approval the body did not spend are still there.
@@ -441,7 +448,7 @@ void CheckRest(Fixture& f, const mesh::McpAsk& ask, Bytes& in,
   if (in.Next() % 4 == 0) path = "/tools/" + in.Rest();
   f.records.clear();
   const mesh::McpDecision d =
-      mesh::DecideRestCall(f.engine, ask, "/tools/{name}", path, body);
+      Gate(f).DecideRest(ask, "/tools/{name}", path, body);
   int notify = 0;
   bool wire_ran = false;
   if (d.allowed) {
