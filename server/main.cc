@@ -253,8 +253,10 @@ int Serve(const ServerOptions &options) {
                              tracer->get());
   // Envoy's ext_authz and ext_proc (docs/mesh.md), on the same listener.
   RunGrants mesh_grants;
-  EnvoyAuthzService envoy_authz(&engine, &mesh_grants, metrics.get());
-  EnvoyExtProcService envoy_ext_proc(&engine, &mesh_grants, metrics.get());
+  EnvoyAuthzService envoy_authz(&engine, &mesh_grants, metrics.get(),
+                                tracer->get());
+  EnvoyExtProcService envoy_ext_proc(&engine, &mesh_grants, metrics.get(),
+                                     tracer->get());
   std::unique_ptr<grpc::Server> server = Start(
       options, *credentials, &service, {&envoy_authz, &envoy_ext_proc});
   if (server == nullptr) return 1;

@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
 namespace toolgate {
 namespace server {
@@ -180,6 +181,39 @@ void SetAnswer(trace::RequestTrace& trace,
             Bare(v1::ApprovalState_Name(response.approval().state()),
                  "APPROVAL_STATE_"));
   trace.Set("toolgate.run_id", response.approval().run_id());
+}
+
+std::optional<trace::RequestTrace> StartMeshTrace(
+    trace::Tracer* tracer, const grpc::ServerContextBase& context,
+    const google::protobuf::Map<std::string, std::string>& http_headers,
+    absl::string_view service, absl::string_view method) {
+  std::optional<trace::RequestTrace> out;
+  if (tracer == nullptr) return out;
+  auto header = [&](const char* key) -> absl::string_view {
+    auto it = http_headers.find(key);
+    return it == http_headers.end() ? absl::string_view() : it->second;
+  };
+  std::optional<trace::TraceContext> parent =
+      trace::ParseTraceparent(header("traceparent"), header("tracestate"));
+  if (!parent.has_value()) parent = TraceParentOf(context);
+  out.emplace(tracer, absl::StrCat(service, "/", method), parent);
+  if (out->recording()) SetRpc(*out, service, method);
+  return out;
+}
+
+void SetMeshOutcome(trace::RequestTrace& trace, const MeshOutcome& outcome) {
+  if (!outcome.decision.empty()) {
+    trace.Set("toolgate.decision", std::string(outcome.decision));
+  }
+  std::vector<std::string> codes;
+  absl::flat_hash_set<std::string> seen;
+  for (const std::string& code : outcome.violations) {
+    if (codes.size() == kMaxListed) break;
+    if (seen.insert(code).second) codes.push_back(code);
+  }
+  trace.Set("toolgate.violation_codes", std::move(codes));
+  if (!outcome.run_id.empty()) trace.Set("toolgate.run_id", outcome.run_id);
+  trace.Set("toolgate.read_only", outcome.read_only);
 }
 
 trace::RequestTrace* CurrentTrace() { return current_trace; }

@@ -18,7 +18,9 @@
 
 #include "absl/strings/string_view.h"
 #include "core/trace/tracer.h"
+#include "google/protobuf/map.h"
 #include "grpcpp/grpcpp.h"
+#include "server/metrics.h"
 #include "toolgate/v1/toolgate.pb.h"
 
 namespace toolgate {
@@ -54,6 +56,16 @@ void SetAnswer(trace::RequestTrace& trace,
                const v1::DecideApprovalResponse& response);
 template <typename Request, typename Response>
 void SetAnswer(trace::RequestTrace&, const Request&, const Response&) {}
+
+// A mesh call's server span: its parent from the HTTP request's
+// traceparent/tracestate as Envoy passes them (the agent's trace), else
+// from the gRPC metadata of Envoy's own call; empty when tracing is off.
+std::optional<trace::RequestTrace> StartMeshTrace(
+    trace::Tracer* tracer, const grpc::ServerContextBase& context,
+    const google::protobuf::Map<std::string, std::string>& http_headers,
+    absl::string_view service, absl::string_view method);
+// What a mesh call decided (docs/mesh.md "Metrics" labels), on its span.
+void SetMeshOutcome(trace::RequestTrace& trace, const MeshOutcome& outcome);
 
 // The trace of the RPC this thread is serving, for the typed service to
 // hand to the engine (the typed methods keep gRPC's signature, so it
