@@ -14,6 +14,7 @@
 #include "core/mesh/mcp_gate.h"
 #include "server/convert.h"
 #include "server/envoy_authz_ask.h"
+#include "server/tracing.h"
 #include "server/envoy_common.h"
 
 namespace toolgate {
@@ -64,6 +65,7 @@ mesh::McpAsk EngineAsk(const Ask& ask, const CancelToken& cancel) {
   out.approval_id = HeaderOr(ask.headers, kApprovalHeader);
   out.cancel = cancel;
   out.source = std::string(kAuthzSource);
+  out.trace = ask.trace;
   return out;
 }
 
@@ -238,9 +240,11 @@ Answer Decide(Engine* engine, RunGrants* grants, const CheckRequest& request,
 
 CheckResponse DecideCheck(Engine* engine, RunGrants* grants,
                           const CheckRequest& request,
-                          const CancelToken& cancel, MeshOutcome* report) {
+                          const CancelToken& cancel, MeshOutcome* report,
+                          trace::RequestTrace* trace) {
   CheckResponse response;
   Ask ask = ReadAsk(request.attributes().request().http());
+  ask.trace = trace;
   const auto& ctx = request.attributes().context_extensions();
   auto tool_path = ctx.find(std::string(kToolPathSetting));
   ask.rest = tool_path != ctx.end();
@@ -274,10 +278,16 @@ grpc::ServerUnaryReactor* EnvoyAuthzService::Check(
                          ? std::chrono::steady_clock::now()
                          : std::chrono::steady_clock::time_point();
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  std::optional<trace::RequestTrace> trace = StartMeshTrace(
+      tracer_, *context, request->attributes().request().http().headers(),
+      "envoy.service.auth.v3.Authorization", "Check");
+  trace::RequestTrace* span =
+      trace.has_value() && trace->recording() ? &*trace : nullptr;
   MeshOutcome outcome;
   try {
-    *response = DecideCheck(engine_, grants_, *request, ToCancelToken(context),
-                            metrics_ != nullptr ? &outcome : nullptr);
+    *response = DecideCheck(
+        engine_, grants_, *request, ToCancelToken(context),
+        metrics_ != nullptr || span != nullptr ? &outcome : nullptr, span);
   } catch (const std::exception& e) {
     // Never an OK: a deny the agent can read.
     response->Clear();
@@ -286,6 +296,10 @@ grpc::ServerUnaryReactor* EnvoyAuthzService::Check(
     outcome.decision = "ERROR";
   }
   const grpc::Status status = grpc::Status::OK;
+  if (span != nullptr) {
+    SetMeshOutcome(*span, outcome);
+    SetStatus(*span, status);
+  }
   if (metrics_ != nullptr) {
     // The answer is already decided: counting cannot change it.
     static const int slot = ServerMetrics::RpcSlot("ext_authz.Check");

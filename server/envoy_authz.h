@@ -31,6 +31,7 @@
 #define TOOLGATE_SERVER_ENVOY_AUTHZ_H_
 
 #include "core/engine/engine.h"
+#include "core/trace/tracer.h"
 #include "core/util/cancel.h"
 #include "envoy/service/auth/v3/external_auth.grpc.pb.h"
 #include "server/mesh_grants.h"
@@ -54,7 +55,8 @@ inline constexpr absl::string_view kAuthzSource = "envoy_ext_authz";
 envoy::service::auth::v3::CheckResponse DecideCheck(
     Engine* engine, RunGrants* grants,
     const envoy::service::auth::v3::CheckRequest& request,
-    const CancelToken& cancel, MeshOutcome* outcome = nullptr);
+    const CancelToken& cancel, MeshOutcome* outcome = nullptr,
+    trace::RequestTrace* trace = nullptr);
 
 class EnvoyAuthzService final
     : public envoy::service::auth::v3::Authorization::CallbackService {
@@ -62,8 +64,9 @@ class EnvoyAuthzService final
   // No pointer is owned; all must outlive the service. `metrics` may be
   // null (nothing counted, nothing timed).
   EnvoyAuthzService(Engine* engine, RunGrants* grants,
-                    ServerMetrics* metrics = nullptr)
-      : engine_(engine), grants_(grants), metrics_(metrics) {}
+                    ServerMetrics* metrics = nullptr,
+                    trace::Tracer* tracer = nullptr)
+      : engine_(engine), grants_(grants), metrics_(metrics), tracer_(tracer) {}
 
   grpc::ServerUnaryReactor* Check(
       grpc::CallbackServerContext* context,
@@ -74,6 +77,7 @@ class EnvoyAuthzService final
   Engine* const engine_;
   RunGrants* const grants_;
   ServerMetrics* const metrics_;
+  trace::Tracer* const tracer_;  // May be null: tracing off.
 };
 
 }  // namespace server

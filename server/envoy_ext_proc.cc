@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "server/tracing.h"
 
 namespace toolgate {
 namespace server {
@@ -254,8 +255,12 @@ namespace {
 class ProcessReactor final
     : public grpc::ServerBidiReactor<ProcessingRequest, ProcessingResponse> {
  public:
-  ProcessReactor(Engine* engine, RunGrants* grants, ServerMetrics* metrics)
-      : session_(engine, grants), metrics_(metrics) {
+  ProcessReactor(Engine* engine, RunGrants* grants, ServerMetrics* metrics,
+                 trace::Tracer* tracer, grpc::CallbackServerContext* context)
+      : session_(engine, grants),
+        metrics_(metrics),
+        tracer_(tracer),
+        context_(context) {
     StartRead(&request_);
   }
   void OnReadDone(bool ok) override {
@@ -267,6 +272,20 @@ class ProcessReactor final
     const auto start = metrics_ != nullptr
                            ? std::chrono::steady_clock::now()
                            : std::chrono::steady_clock::time_point();
+    // The stream's span starts with its first message: the request's
+    // headers carry the agent's trace context.
+    if (tracer_ != nullptr && !trace_.has_value()) {
+      google::protobuf::Map<std::string, std::string> headers;
+      if (request_.has_request_headers()) {
+        for (const auto& h : request_.request_headers().headers().headers()) {
+          headers[h.key()] = h.raw_value().empty() ? h.value() : h.raw_value();
+        }
+      }
+      std::optional<trace::RequestTrace> started = StartMeshTrace(
+          tracer_, *context_, headers,
+          "envoy.service.ext_proc.v3.ExternalProcessor", "Process");
+      if (started.has_value()) trace_.emplace(std::move(*started));
+    }
     try {
       response_ = session_.Step(request_, &done_);
     } catch (const std::exception& e) {
@@ -292,19 +311,31 @@ class ProcessReactor final
 
  private:
   void Done(const grpc::Status& status) {
-    if (metrics_ != nullptr) {
+    trace::RequestTrace* span =
+        trace_.has_value() && trace_->recording() ? &*trace_ : nullptr;
+    if (metrics_ != nullptr || span != nullptr) {
       // The answers are already sent: counting cannot change them.
       static const int slot = ServerMetrics::RpcSlot("ext_proc.Process");
       MeshOutcome outcome = session_.TakeOutcome();
       if (failed_) outcome = MeshOutcome();  // The error counts it.
-      if (status.ok()) metrics_->DecidedMesh(slot, outcome);
-      metrics_->Finished(slot, status, busy_.count(), input_bytes_);
+      if (span != nullptr) {
+        SetMeshOutcome(*span, outcome);
+        SetStatus(*span, status);
+        span->End();
+      }
+      if (metrics_ != nullptr) {
+        if (status.ok()) metrics_->DecidedMesh(slot, outcome);
+        metrics_->Finished(slot, status, busy_.count(), input_bytes_);
+      }
     }
     Finish(status);
   }
 
   ExtProcSession session_;
   ServerMetrics* const metrics_;
+  trace::Tracer* const tracer_;
+  grpc::CallbackServerContext* const context_;
+  std::optional<trace::RequestTrace> trace_;
   ProcessingRequest request_;
   ProcessingResponse response_;
   bool done_ = false;
@@ -316,8 +347,8 @@ class ProcessReactor final
 }  // namespace
 
 grpc::ServerBidiReactor<ProcessingRequest, ProcessingResponse>*
-EnvoyExtProcService::Process(grpc::CallbackServerContext*) {
-  return new ProcessReactor(engine_, grants_, metrics_);
+EnvoyExtProcService::Process(grpc::CallbackServerContext* context) {
+  return new ProcessReactor(engine_, grants_, metrics_, tracer_, context);
 }
 
 }  // namespace server

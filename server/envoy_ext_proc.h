@@ -47,6 +47,7 @@
 #include <string>
 
 #include "core/engine/engine.h"
+#include "core/trace/tracer.h"
 #include "core/json/strict_json.h"
 #include "core/mesh/answer_plan.h"
 #include "core/mesh/engine_decider.h"
@@ -120,8 +121,9 @@ class EnvoyExtProcService final
   // No pointer is owned; all must outlive the service. `metrics` may be
   // null (nothing counted, nothing timed).
   EnvoyExtProcService(Engine* engine, RunGrants* grants,
-                      ServerMetrics* metrics = nullptr)
-      : engine_(engine), grants_(grants), metrics_(metrics) {}
+                      ServerMetrics* metrics = nullptr,
+                      trace::Tracer* tracer = nullptr)
+      : engine_(engine), grants_(grants), metrics_(metrics), tracer_(tracer) {}
 
   grpc::ServerBidiReactor<envoy::service::ext_proc::v3::ProcessingRequest,
                           envoy::service::ext_proc::v3::ProcessingResponse>*
@@ -131,6 +133,7 @@ class EnvoyExtProcService final
   Engine* const engine_;
   RunGrants* const grants_;
   ServerMetrics* const metrics_;
+  trace::Tracer* const tracer_;  // May be null: tracing off.
 };
 
 }  // namespace server

@@ -69,6 +69,21 @@ const std::map<std::string, Setter>& Setters() {
       {"tls_key_file", Text(&ServerOptions::tls_key_file)},
       {"tls_client_ca_file", Text(&ServerOptions::tls_client_ca_file)},
       {"health_listen", Text(&ServerOptions::health_listen)},
+      {"otlp_endpoint", Text(&ServerOptions::otlp_endpoint)},
+      {"otlp_ca_file", Text(&ServerOptions::otlp_ca_file)},
+      {"otlp_timeout_ms",
+       Number<int>([](ServerOptions* o) { return &o->otlp_timeout_ms; }, 10,
+                   60000)},
+      {"trace_sample_ratio",
+       [](const std::string& v, ServerOptions* o) {
+         double r = 0;
+         if (!absl::SimpleAtod(v, &r) || !(r >= 0 && r <= 1)) {
+           return absl::InvalidArgumentError(absl::StrCat(
+               "expected a ratio from 0 to 1, got \"", v, "\""));
+         }
+         o->trace_sample_ratio = r;
+         return absl::OkStatus();
+       }},
       {"approver_identities",
        [](const std::string& v, ServerOptions* o) {
          o->approver_identities = absl::StrSplit(v, ',');
@@ -202,6 +217,9 @@ absl::Status CheckTlsFlags(const ServerOptions& o) {
     return absl::InvalidArgumentError(
         "--approver_identities needs --tls_client_ca_file (mTLS)");
   }
+  if (o.otlp_endpoint.empty() && !o.otlp_ca_file.empty()) {
+    return absl::InvalidArgumentError("--otlp_ca_file needs --otlp_endpoint");
+  }
   if (!o.health_listen.empty() && o.health_listen == o.listen) {
     return absl::InvalidArgumentError(
         "--health_listen must differ from --listen");
@@ -296,7 +314,9 @@ std::string ServerUsage() {
          "                [--tls_cert_file PEM --tls_key_file PEM "
          "[--tls_client_ca_file PEM]]\n"
          "                [--approver_identities ID[,ID...]]\n"
-         "                [--health_listen HOST:PORT]\n";
+         "                [--health_listen HOST:PORT]\n"
+         "                [--otlp_endpoint HOST:PORT [--otlp_ca_file PEM]\n"
+         "                 [--trace_sample_ratio R] [--otlp_timeout_ms N]]\n";
 }
 
 }  // namespace server

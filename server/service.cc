@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "server/convert.h"
+#include "server/tracing.h"
 
 namespace toolgate {
 namespace server {
@@ -146,6 +147,7 @@ grpc::Status ToolGateService::ValidateToolCall(
     v1::ValidateToolCallResponse* response) {
   auto engine_request = FromProto(*request);
   engine_request.cancel = ToCancelToken(context);
+  engine_request.trace = CurrentTrace();
   auto result = engine_->ValidateToolCall(engine_request);
   if (!result.ok()) return ToGrpc(result.status());
   ToProto(*std::move(result), response);
@@ -162,6 +164,7 @@ grpc::Status ToolGateService::ValidateToolCallStream(
   auto engine_request = stream->Finish();
   if (!engine_request.ok()) return ToGrpc(engine_request.status());
   engine_request->cancel = ToCancelToken(context);
+  engine_request->trace = CurrentTrace();
   auto result = engine_->ValidateToolCall(*engine_request);
   if (!result.ok()) return ToGrpc(result.status());
   ToProto(*std::move(result), response);

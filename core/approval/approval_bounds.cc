@@ -171,6 +171,11 @@ size_t ApprovalStore::bytes() const {
   return bytes_;
 }
 
+size_t ApprovalStore::pending() const {
+  absl::MutexLock lock(&mu_);
+  return pending_by_expiry_.size();
+}
+
 size_t ApprovalStore::pending_of_tenant(absl::string_view tenant) const {
   absl::MutexLock lock(&mu_);
   auto it = pending_per_tenant_.find(tenant);

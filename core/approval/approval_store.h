@@ -171,6 +171,8 @@ class ApprovalStore {
   size_t bytes() const;
   // Pending approvals held for `tenant` (expired ones until dropped).
   size_t pending_of_tenant(absl::string_view tenant) const;
+  // Pending approvals held in all (the toolgate_approvals_pending gauge).
+  size_t pending() const;
 
  private:
   absl::Time Now() const;

@@ -122,6 +122,7 @@ class Engine {
   size_t snapshot_count() const { return snapshots_.size(); }
   size_t open_run_count() const { return runs_.size(); }
   uint64_t snapshots_evicted() const { return snapshots_.evicted(); }
+  size_t pending_approval_count() const { return approvals_.pending(); }
   bool IsRunOpen(absl::string_view run_id) const {
     return runs_.IsOpen(run_id);
   }

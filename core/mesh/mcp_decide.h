@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "core/trace/tracer.h"
 #include "core/json/strict_json.h"
 #include "core/mesh/jsonrpc_error.h"
 #include "core/mesh/mcp_decider.h"
@@ -44,6 +45,8 @@ struct McpAsk {
   std::string approval_id;
   CancelToken cancel;
   std::string source;  // The audit record's source ("envoy_ext_authz").
+  // Not owned, may be null: the engine's stages become its child spans.
+  trace::RequestTrace* trace = nullptr;
 };
 
 struct McpDecision {

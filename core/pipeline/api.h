@@ -17,6 +17,7 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "core/trace/tracer.h"
 #include "core/gate/gate_result.h"
 #include "core/json/strict_json.h"
 #include "core/output/output.h"
@@ -143,6 +144,10 @@ struct ValidateCallRequest {
   // applied (the schema sees the value as sent), and a text value a
   // strip_html rule would change is text_invalid.
   bool forward_as_sent = false;
+  // Not owned; null when tracing is off or the call is not sampled. Each
+  // stage that runs becomes a child span of it, named as in the stage list,
+  // and resolve sets the run's attributes (docs/operating.md "Tracing").
+  trace::RequestTrace* trace = nullptr;
 };
 
 struct CallReport {
