@@ -242,7 +242,13 @@ ServerMetrics::ServerMetrics(const Engine* engine, const CallStreams* streams)
                              "(--max_call_streams).")
                        .Register(*registry_)
                        .Add({});
-  calls_ = std::make_unique<CallMetrics>(*registry_);
+  calls_ = std::make_unique<CallMetrics>(
+      *registry_, [engine](const std::string& snapshot_id,
+                           const std::string& name) {
+        if (engine == nullptr || snapshot_id.empty()) return false;
+        auto snapshot = engine->GetSnapshot(snapshot_id, "");
+        return snapshot.ok() && (*snapshot)->FindTool(name) != nullptr;
+      });
   scraped_ = std::make_unique<ScrapedMetrics>(*registry_);
   process_ = std::make_shared<ProcessMetrics>();
   call_stream_bytes_ =

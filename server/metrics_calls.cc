@@ -1,6 +1,7 @@
 #include "server/metrics_calls.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -40,12 +41,14 @@ bool ToolNameShaped(const std::string& name) {
 
 }  // namespace
 
-CallMetrics::CallMetrics(prometheus::Registry& registry)
-    : tool_calls_(prometheus::BuildCounter()
+CallMetrics::CallMetrics(prometheus::Registry& registry, Declared declared)
+    : declared_(std::move(declared)),
+      tool_calls_(prometheus::BuildCounter()
                       .Name("toolgate_tool_calls_total")
                       .Help("Calls in decided outputs, by tool and by the "
                             "output's decision (tool: at most 256 names, "
-                            "then other; (unknown) for unknown tools).")
+                            "then other; (unknown) for names the snapshot "
+                            "does not declare).")
                       .Register(registry)) {
   auto& attempts =
       prometheus::BuildCounter()
@@ -79,6 +82,19 @@ CallMetrics::ByDecision& CallMetrics::Tool(const std::string& name) {
   return row;
 }
 
+CallMetrics::ByDecision& CallMetrics::Row(const std::string& snapshot_id,
+                                          const std::string& name) {
+  // A name already labelled was declared by some snapshot; a new one must
+  // be declared by this response's snapshot, so no request text (a model's
+  // made-up tool, a call cut before resolution) ever becomes a label.
+  if (tools_.contains(name)) return tools_.find(name)->second;
+  if (!ToolNameShaped(name) || declared_ == nullptr ||
+      !declared_(snapshot_id, name)) {
+    return tools_.find("(unknown)")->second;
+  }
+  return Tool(name);
+}
+
 void CallMetrics::Count(bool in_run,
                         const v1::ValidateToolCallResponse& response) {
   const int decision = DecisionIndex(response.decision());
@@ -98,8 +114,9 @@ void CallMetrics::Count(bool in_run,
   absl::MutexLock lock(&mu_);
   for (int i = 0; i < response.calls_size(); ++i) {
     const std::string& name = response.calls(i).name();
-    const bool known = !unknown[i] && ToolNameShaped(name);
-    Tool(known ? name : "(unknown)")[decision]->Increment();
+    ByDecision& row = unknown[i] ? tools_.find("(unknown)")->second
+                                 : Row(response.snapshot_id(), name);
+    row[decision]->Increment();
   }
 }
 

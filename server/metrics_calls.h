@@ -2,9 +2,9 @@
 // "reject ratio by tool" and "repair attempts" panels.
 //
 //   toolgate_tool_calls_total{tool, decision}  each call of a decided
-//       output, under its output's decision. `tool` is a tool name of the
-//       snapshot; a call refused as unknown_tool (or without a name a tool
-//       could have) is "(unknown)". The label is bounded: the first
+//       output, under its output's decision. `tool` is a tool name that
+//       the response's snapshot declares (operator text, never a model's or
+//       a caller's): any other name is "(unknown)". The label is bounded: the first
 //       kMaxTools names seen get their own series, later ones count as
 //       "other", so neither a model nor a caller that registers manifests
 //       (--snapshot_create=any) can grow the series without bound.
@@ -16,6 +16,7 @@
 #define TOOLGATE_SERVER_METRICS_CALLS_H_
 
 #include <array>
+#include <functional>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
@@ -33,15 +34,24 @@ class CallMetrics {
  public:
   static constexpr size_t kMaxTools = 256;
 
-  explicit CallMetrics(prometheus::Registry& registry);
+  // Whether the snapshot `snapshot_id` declares a tool `name`; asked only
+  // for names not yet labelled.
+  using Declared = std::function<bool(const std::string& snapshot_id,
+                                      const std::string& name)>;
+
+  CallMetrics(prometheus::Registry& registry, Declared declared);
 
   void Count(bool in_run, const v1::ValidateToolCallResponse& response);
 
  private:
   // ALLOW, REJECT, NEEDS_APPROVAL, STOP, other.
   using ByDecision = std::array<prometheus::Counter*, 5>;
-  ByDecision& Tool(const std::string& name);
+  ByDecision& Tool(const std::string& name)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  ByDecision& Row(const std::string& snapshot_id, const std::string& name)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  const Declared declared_;
   prometheus::Family<prometheus::Counter>& tool_calls_;
   std::array<prometheus::Counter*, 10> attempts_{};
   absl::Mutex mu_;
