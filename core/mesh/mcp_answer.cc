@@ -70,8 +70,7 @@ std::optional<RpcError> Encoded(absl::string_view coding) {
   }
   return DeniedError(
       "unsupported_content_encoding",
-      absl::StrCat("the tool server answered with Content-Encoding \"",
-                   coding,
+      absl::StrCat("the tool server answered with Content-Encoding \"", coding,
                    "\": toolgate checks only an answer sent as it is "
                    "(identity), since the client would read the decoded "
                    "bytes"));

@@ -237,11 +237,11 @@ std::vector<AnswerCase> EncodingCases() {
        {"deflate", "gzip", "br", "zstd", "x-gzip", "compress", "DEFLATE",
         "identity, gzip", "gzip, identity", "identity,deflate", ",gzip",
         "bogus"}) {
-    out.push_back(Mcp("call: coding " + coding, kCall, "get_customer")
-                      .Answer(Result("7", kGood))
-                      .Encoded(coding)
-                      .Refused("DENIED",
-                               {Deny("7", "unsupported_content_encoding")}));
+    out.push_back(
+        Mcp("call: coding " + coding, kCall, "get_customer")
+            .Answer(Result("7", kGood))
+            .Encoded(coding)
+            .Refused("DENIED", {Deny("7", "unsupported_content_encoding")}));
     out.push_back(
         Builder("rest route: coding " + coding, R"({"q":"x"})", "rest",
                 "lookup")
