@@ -164,6 +164,7 @@ std::optional<Json> ExtProcSession::CheckAnswer() {
   ask.source = std::string(kExtProcSource);
   mesh::HttpAnswer answer;
   answer.content_type = HeaderOr(response_headers_, "content-type");
+  answer.content_encoding = HeaderOr(response_headers_, "content-encoding");
   (void)absl::SimpleAtoi(HeaderOr(response_headers_, ":status"),
                          &answer.status);
   answer.body = response_body_;
