@@ -13,9 +13,11 @@ replaces its value).
 """
 import json
 import os
+import socket
 import sys
 import time
 import unittest
+import urllib.request
 
 import grpc
 
@@ -23,8 +25,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 RUNFILES = os.environ.get("TEST_SRCDIR", "") + "/" + os.environ.get(
     "TEST_WORKSPACE", "toolgate")
 sys.path.insert(0, os.path.join(RUNFILES, "tests/trace"))
-from trace_test import attrs, start_receiver, traceparent  # noqa: E402
-from trace_test import h, pb  # noqa: E402
+from trace_test import SVC, attrs, free_port, start_receiver  # noqa: E402
+from trace_test import h, pb, traceparent  # noqa: E402
 
 MANIFEST = {"toolgate": "v1", "tools": [
     {"name": "get_customer", "side_effect": "read",
@@ -222,6 +224,66 @@ class AttackTest(unittest.TestCase):
         seen = {s.trace_id.hex() for s in self.receiver.spans()}
         for refused in ("9", "a", "b", "c"):
             self.assertNotIn(refused * 32, seen, refused)
+
+
+class HostileCollectorTest(unittest.TestCase):
+    """A collector that takes the connection and never speaks, or answers
+    with a message bigger than toolgate reads: decisions keep answering,
+    the spans are counted as dropped, and SIGTERM still ends the process
+    within its grace period."""
+
+    def metric(self, port, name):
+        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port) as r:
+            for line in r.read().decode().splitlines():
+                if line.startswith(name + " "):
+                    return float(line.split()[1])
+        return 0.0
+
+    def serve_and_stop(self, endpoint_port):
+        metrics = free_port()
+        server = h.Server(flags=[
+            "--otlp_endpoint=127.0.0.1:%d" % endpoint_port,
+            "--otlp_timeout_ms=200", "--shutdown_grace_seconds=2",
+            "--drain_notice_ms=100", "--metrics_listen=127.0.0.1:%d" % metrics])
+        try:
+            snapshot = server.rpc("CreateSnapshot", pb.CreateSnapshotRequest(
+                manifest_json=json.dumps(MANIFEST)),
+                pb.CreateSnapshotResponse).snapshot_id
+            message = json.dumps({"name": "get_customer",
+                                  "arguments": {"customer_id": "CUS-1"}})
+            for _ in range(300):
+                r = server.rpc("ValidateToolCall", pb.ValidateToolCallRequest(
+                    snapshot_id=snapshot, native_json=message),
+                    pb.ValidateToolCallResponse)
+                self.assertEqual(r.decision, pb.DECISION_ALLOW)
+            deadline = time.time() + 10
+            while time.time() < deadline and self.metric(
+                    metrics, "toolgate_spans_dropped_total") == 0:
+                time.sleep(0.2)
+            self.assertGreater(
+                self.metric(metrics, "toolgate_spans_dropped_total"), 0)
+        finally:
+            start = time.time()
+            server.stop()
+            # Grace 2 s; the exit may not wait for the collector.
+            self.assertLess(time.time() - start, 6)
+
+    def test_a_collector_that_never_speaks(self):
+        with socket.socket() as silent:
+            silent.bind(("127.0.0.1", 0))
+            silent.listen(64)  # Connections complete; nothing is read.
+            self.serve_and_stop(silent.getsockname()[1])
+
+    def test_a_collector_answering_a_huge_message(self):
+        receiver, collector, port = start_receiver()
+        huge = SVC.ExportTraceServiceResponse()
+        huge.partial_success.rejected_spans = 0
+        huge.partial_success.error_message = "x" * (8 << 20)
+        receiver.answer = huge
+        try:
+            self.serve_and_stop(port)
+        finally:
+            collector.stop(0)
 
 
 if __name__ == "__main__":
