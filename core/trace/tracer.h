@@ -43,6 +43,12 @@ namespace toolgate::trace {
 using AttributeValue =
     std::variant<std::string, int64_t, bool, std::vector<std::string>>;
 
+// A string attribute (or list item, or status message) longer than this
+// is cut, and a list keeps its first kMaxAttributeItems: whatever a
+// caller sends, a span stays small, so the bounded queue bounds memory.
+inline constexpr size_t kMaxAttributeBytes = 1024;
+inline constexpr size_t kMaxAttributeItems = 64;
+
 struct Attribute {
   std::string key;
   AttributeValue value;
@@ -128,7 +134,7 @@ class RequestTrace {
 
   bool recording() const { return tracer_ != nullptr; }
 
-  // On the server span.
+  // On the server span. Setting a key again replaces its value.
   void Set(absl::string_view key, AttributeValue value);
   void SetError(absl::string_view message);
 
