@@ -75,6 +75,7 @@ Tracer::~Tracer() {
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
+    stop_deadline_ = absl::Now() + options_.shutdown_budget;
   }
   thread_.join();
 }
@@ -124,6 +125,12 @@ void Tracer::Loop() {
     {
       absl::MutexLock lock(&mu_);
       stopping = stopping_;
+      if (stopping && !batch.empty() && absl::Now() > stop_deadline_) {
+        dropped_.fetch_add(batch.size() + queue_.size(),
+                           std::memory_order_relaxed);
+        queue_.clear();
+        return;
+      }
     }
     if (batch.empty()) {
       if (stopping) return;

@@ -81,13 +81,18 @@ struct TracerOptions {
   size_t max_queued_spans = 8192;
   size_t max_batch = 512;
   absl::Duration flush_interval = absl::Milliseconds(500);
+  // At shutdown, queued batches are exported until this much time has
+  // passed since the stop; the rest are dropped (and counted), so a
+  // collector that is slow but answers cannot hold the exit for one
+  // deadline per batch.
+  absl::Duration shutdown_budget = absl::Seconds(1);
 };
 
 class Tracer {
  public:
   Tracer(TracerOptions options, std::unique_ptr<SpanExporter> exporter);
-  // Exports what is queued (once, bounded by the exporter's deadline) and
-  // stops the thread.
+  // Exports what is queued (within options.shutdown_budget, plus at most
+  // one export's own deadline) and stops the thread.
   ~Tracer();
   Tracer(const Tracer&) = delete;
   Tracer& operator=(const Tracer&) = delete;
@@ -116,6 +121,7 @@ class Tracer {
   absl::Mutex mu_;
   std::deque<SpanData> queue_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Time stop_deadline_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   std::thread thread_;
 };
 

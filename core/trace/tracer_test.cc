@@ -26,6 +26,7 @@ class RecordingExporter : public SpanExporter {
   explicit RecordingExporter(Received* into = nullptr) : into_(into) {}
   absl::Status Export(const std::vector<SpanData>& spans) override {
     if (block_ != nullptr) block_->WaitForNotification();
+    absl::SleepFor(delay_);
     if (fail_) return absl::UnavailableError("collector down");
     if (into_ != nullptr) {
       absl::MutexLock lock(&into_->mu);
@@ -35,6 +36,7 @@ class RecordingExporter : public SpanExporter {
   }
   bool fail_ = false;
   absl::Notification* block_ = nullptr;
+  absl::Duration delay_;
 
  private:
   Received* into_;
@@ -221,6 +223,23 @@ TEST(Tracer, FailedExportsAreCountedAsDropped) {
     EXPECT_EQ(tracer.dropped(), 10u);
     EXPECT_EQ(tracer.exported(), 0u);
   }
+}
+
+TEST(Tracer, ShutdownWithASlowCollectorDropsPastItsBudget) {
+  Received received;
+  auto* exporter = new RecordingExporter(&received);
+  exporter->delay_ = absl::Milliseconds(30);  // Slow, but it answers.
+  TracerOptions o = Fast();
+  o.max_batch = 10;
+  o.shutdown_budget = absl::Milliseconds(60);
+  {
+    Tracer tracer(o, std::unique_ptr<SpanExporter>(exporter));
+    for (int i = 0; i < 500; ++i) RequestTrace(&tracer, "x", std::nullopt);
+    // Destroyed with ~50 batches queued: at 30 ms each they would hold
+    // the exit for 1.5 s; past the budget the rest are dropped.
+  }
+  EXPECT_GT(received.Get().size(), 0u);
+  EXPECT_LT(received.Get().size(), 500u);
 }
 
 }  // namespace
