@@ -6,12 +6,13 @@
 // the application side are the official SDK's (@opentelemetry/sdk-trace-base
 // with the AsyncLocalStorage context manager), pinned in package-lock.json.
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { after, before, test } from "node:test";
+import { promisify } from "node:util";
+import { after, before, describe, it } from "node:test";
 import { ROOT_CONTEXT, context, createTraceState, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
@@ -79,7 +80,10 @@ after(() => {
   context.disable();
 });
 
-test("every RPC in an active span carries its trace; toolgate's spans are its children", async () => {
+// Each test waits for toolgate's next flush (500 ms): they run at once,
+// told apart by their trace ids and run ids.
+describe("trace context", { concurrency: true }, () => {
+it("every RPC in an active span carries its trace; toolgate's spans are its children", async () => {
   const parent = trace.setSpanContext(ROOT_CONTEXT, {
     traceId: "1a".repeat(16), spanId: "2b".repeat(8), traceFlags: 1, isRemote: true,
     traceState: createTraceState("vendor=agent-7") });
@@ -109,7 +113,7 @@ test("every RPC in an active span carries its trace; toolgate's spans are its ch
   }
 });
 
-test("an SDK root span's new trace id reaches toolgate; after it, no parent", async () => {
+it("an SDK root span's new trace id reaches toolgate; after it, no parent", async () => {
   const run = await gate.openRun(snapshot);
   const step = await tracer.startActiveSpan("agent step", async (span) => {
     await new Promise((r) => setTimeout(r, 1));
@@ -127,7 +131,7 @@ test("an SDK root span's new trace id reaches toolgate; after it, no parent", as
     [[false, ""], [true, step.spanId]]);
 });
 
-test("concurrent spans each carry their own trace", async () => {
+it("concurrent spans each carry their own trace", async () => {
   const steps = await Promise.all([0, 1, 2].map((i) =>
     tracer.startActiveSpan(`step ${i}`, async (span) => {
       const run = await gate.stateless(snapshot);
@@ -207,15 +211,15 @@ const CASES = [
 ];
 
 for (const [mode, parentSpan] of CASES) {
-  test(`@opentelemetry/api ${mode}: same results, ${parentSpan ? "traceparent only" : "no trace context"}`, async () => {
+  it(`@opentelemetry/api ${mode}: same results, ${parentSpan ? "traceparent only" : "no trace context"}`, async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "toolgate-otel-"));
     writeFileSync(path.join(dir, "preload.cjs"), PRELOAD);
-    const child = spawnSync(process.execPath,
+    // Asynchronous: a blocked event loop would stop reading the receiver.
+    const child = await promisify(execFile)(process.execPath,
       ["--require", path.join(dir, "preload.cjs"), "-e", CHILD], {
         encoding: "utf8", env: { ...process.env, OTEL_MODE: mode,
           CLIENT: path.join(REPO, "client/node/dist/cjs/index.js"),
           TARGET: server.target, SNAPSHOT: snapshot } });
-    assert.equal(child.status, 0, child.stderr);
     const got = JSON.parse(child.stdout);
     assert.deepEqual(got.decisions, ["ALLOW", "REJECT"]);
     assert.equal(got.requires, 1, "required once per process, not per call");
@@ -227,3 +231,4 @@ for (const [mode, parentSpan] of CASES) {
     }
   });
 }
+});
