@@ -117,6 +117,10 @@ ValidateCallRequest FromProto(const v1::ValidateToolCallRequest& request) {
   // Only an explicit SYNTAX_REPAIR repairs; UNSPECIFIED is STRICT.
   out.syntax_repair = request.repair() == v1::REPAIR_POLICY_SYNTAX_REPAIR;
   out.approval_id = request.approval_id();
+  if (!request.mcp_request_id().empty()) {
+    out.source = std::string(kMcpStdioSource);
+    out.mcp_request_id = request.mcp_request_id();
+  }
   return out;
 }
 
@@ -235,6 +239,10 @@ ValidateOutputRequest FromProto(const v1::ValidateToolOutputRequest& request) {
       break;
     default:
       out.mode = output::OutputMode::kUnspecified;  // Fail closed.
+  }
+  if (!request.mcp_request_id().empty()) {
+    out.source = std::string(kMcpStdioSource);
+    out.mcp_request_id = request.mcp_request_id();
   }
   return out;
 }

@@ -67,10 +67,11 @@ grpc::Status Serve(ToolGateService* typed,
                        grpc::ServerContextBase*, const Request*, Response*),
                    grpc::CallbackServerContext* context,
                    const grpc::ByteBuffer& bytes, Response* response,
-                   ServerMetrics* metrics) {
+                   ServerMetrics* metrics, int* slot) {
   Request request;
   grpc::Status status = ParseRequest(bytes, &request);
   if (!status.ok()) return status;
+  *slot = ServerMetrics::SlotFor(request, *slot);
   status = (typed->*method)(context, &request, response);
   if (status.ok() && metrics != nullptr) metrics->Decided(request, *response);
   return status;
@@ -223,12 +224,14 @@ void RawToolGateService::Add(
                                    : std::chrono::steady_clock::time_point();
             auto handle = [typed, method, metrics, slot, context, bytes,
                            response, start] {
-              grpc::Status status = Serve<Request>(typed, method, context,
-                                                   *bytes, response, metrics);
+              int counted = slot;  // The gateway's calls: "mcp.stdio".
+              grpc::Status status = Serve<Request>(
+                  typed, method, context, *bytes, response, metrics, &counted);
               if (metrics != nullptr) {
                 const std::chrono::duration<double> took =
                     std::chrono::steady_clock::now() - start;
-                metrics->Finished(slot, status, took.count(), bytes->Length());
+                metrics->Finished(counted, status, took.count(),
+                                  bytes->Length());
               }
               return status;
             };

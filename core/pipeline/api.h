@@ -121,6 +121,9 @@ struct ValidateCallRequest {
   // Who asked, for the audit record (AuditRecord::source): empty for the
   // native RPC; e.g. "envoy_ext_authz" for the mesh hook.
   std::string source;
+  // The stdio gateway's MCP request id (canonical JSON), for the audit
+  // record; empty otherwise.
+  std::string mcp_request_id;
 };
 
 struct CallReport {
@@ -163,6 +166,7 @@ struct ValidateOutputRequest {
   // As in ValidateCallRequest; nothing counts toward the kill switch.
   CancelToken cancel;
   std::string source;  // As in ValidateCallRequest ("envoy_ext_proc").
+  std::string mcp_request_id;  // As in ValidateCallRequest.
 };
 
 struct ValidateOutputResponse {
@@ -216,6 +220,9 @@ struct AuditRecord {
   std::string approval_id;
   std::string approver;
   std::string reason;
+  // The MCP request id (canonical JSON) of a call or result the stdio
+  // gateway asked about ("source": "mcp.stdio"); empty otherwise.
+  std::string mcp_request_id;
   // Null, or the request in proto JSON form (toolgate.v1 field names)
   // without snapshot_id, run_id and run_token: what replay decides again.
   Json payload;
