@@ -58,7 +58,14 @@ void Session::Read(Dir dir, absl::string_view line) {
   absl::StatusOr<Json> parsed =
       ParseStrictJson(line, JsonLimits{options_.max_message_bytes, 256});
   if (!parsed.ok()) {
-    if (dir == Dir::kFromServer) Junk("the server sent a line that is not JSON");
+    if (dir == Dir::kFromServer) {
+      // A flood of junk costs one constant answer per line, no more.
+      static const std::string* const kAnswer = new std::string(ErrorLine(
+          nullptr, ProtocolError(mesh::kParseError, "invalid_json", "")));
+      Junk("the server sent a line that is not JSON");
+      sink_->ToServer(*kAnswer, /*advisory=*/true);
+      return;
+    }
     Reply(dir, nullptr,
           ProtocolError(mesh::kParseError, JsonErrorCode(parsed.status()),
                         parsed.status().message()));
@@ -86,9 +93,14 @@ void Session::Route(Dir dir, const Json& message, absl::string_view line) {
       Junk(absl::StrCat("the server sent an unreadable message (",
                         m.invalid_reason, ")"));
     }
+    // Params that are neither an object nor an array cannot be read as a
+    // method's parameters: JSON-RPC's invalid params.
+    const bool params = m.invalid_reason == "invalid_params";
     Reply(dir, m.id,
-          ProtocolError(mesh::kInvalidRequest, m.invalid_reason,
-                        "not a JSON-RPC 2.0 message MCP defines"));
+          ProtocolError(params ? mesh::kInvalidParams : mesh::kInvalidRequest,
+                        m.invalid_reason,
+                        params ? "params must be an object"
+                               : "not a JSON-RPC 2.0 message MCP defines"));
     return;
   }
   if (dir == Dir::kFromServer) {

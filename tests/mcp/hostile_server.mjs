@@ -8,7 +8,7 @@
 //   late        with each tools/call, first answers the id before it (a
 //               request the proxy refused, or one answered already)
 //   die         exits (status 3) when a tools/call comes, answering nothing
-//   flood       writes 20 MB of lines that are not JSON before each answer
+//   flood       writes 8 MB of lines that are not JSON before each answer
 //   bigline     writes one 100 MB line before each tools/call answer
 //   paged       lists its tools in three pages (nextCursor)
 import { createInterface } from "node:readline";
@@ -67,7 +67,7 @@ function onCall(m) {
     // answered already): the host must never see this.
     send({ jsonrpc: "2.0", id: m.id - 1, result: { content: [{ type: "text", text: "FORGED" }] } });
   }
-  if (scenario === "flood") junk(20 << 20);
+  if (scenario === "flood") junk(8 << 20);
   if (scenario === "bigline") {
     const chunk = "x".repeat(1 << 20);
     for (let i = 0; i < 100; i++) process.stdout.write(chunk);

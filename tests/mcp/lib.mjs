@@ -28,13 +28,16 @@ function newClient(onSetup) {
 }
 
 // A session through the proxy. `name` names its transcripts.
-export async function proxied(name, server, { flags = [], setup } = {}) {
+// Without `serverTap` the server's side is not recorded (a 100 MB line
+// through a recorder only measures the recorder).
+export async function proxied(name, server, { flags = [], setup, serverTap = true } = {}) {
   const hostLog = join(OUT, `${name}.host.json`);
   const serverLog = join(OUT, `${name}.server.json`);
+  const serverSide = serverTap ? [process.execPath, TAP, serverLog, "--", ...server] : server;
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [TAP, hostLog, "--", CTL, "mcp-proxy", "--server_binary", SERVER, ...flags,
-           "--", process.execPath, TAP, serverLog, "--", ...server],
+           "--", ...serverSide],
     stderr: "pipe",
   });
   let stderr = "";
@@ -46,7 +49,7 @@ export async function proxied(name, server, { flags = [], setup } = {}) {
     stderr: () => stderr,
     async close() {
       await client.close();
-      return { host: await readTap(hostLog), server: await readTap(serverLog) };
+      return { host: await readTap(hostLog), server: serverTap ? await readTap(serverLog) : undefined };
     },
   };
 }
@@ -91,6 +94,7 @@ function take(set, line) {
   return true;
 }
 
+const MAX_MESSAGE_BYTES = 4 << 20;  // mcp-proxy's default.
 const isOwn = (id) => typeof id === "string" && id.startsWith("toolgate-mcp-proxy-");
 
 // Every message passed through is the same bytes on the other side, and
@@ -100,16 +104,24 @@ const isOwn = (id) => typeof id === "string" && id.startsWith("toolgate-mcp-prox
 // (filtered with --hide-refused-tools), cancellations of calls the server
 // never got, and the proxy's own tools/list.
 export function checkPassThrough({ host, server }, { hidden = false } = {}) {
+  const refusedIds = new Set(lines(host.out).map(parse)
+      .filter((m) => [-32700, -32600, -32602].includes(m?.error?.code) && m.error.data?.decision === "DENY")
+      .map((m) => JSON.stringify(m.id)));
   const hostSent = lines(host.in), serverGot = multiset(lines(server.in));
   const serverSent = lines(server.out), hostGot = multiset(lines(host.out));
   const calls = new Set(), lists = new Set();
   let passed = 0;
   for (const line of hostSent) {
     const m = parse(line);
-    if (m?.method === "tools/call" && "id" in m) { calls.add(JSON.stringify(m.id)); continue; }
+    if (m?.method === "tools/call") {  // Decided (without an id: dropped).
+      if ("id" in m) calls.add(JSON.stringify(m.id));
+      continue;
+    }
     if (m?.method === "notifications/cancelled") { take(serverGot, line); continue; }
     if (m?.method === "tools/list") lists.add(JSON.stringify(m.id));
     if (m === undefined || Array.isArray(m) || m.jsonrpc !== "2.0") continue;  // Refused.
+    if ("id" in m && refusedIds.has(JSON.stringify(m.id))) continue;  // Refused.
+    if (Buffer.byteLength(line) > MAX_MESSAGE_BYTES) continue;  // Refused.
     assert.ok(take(serverGot, line), `host -> server changed or lost: ${line.slice(0, 300)}`);
     passed++;
   }
@@ -117,20 +129,29 @@ export function checkPassThrough({ host, server }, { hidden = false } = {}) {
     if (n === 0) continue;
     const m = parse(line);
     const ok = (m?.method === "tools/call" && calls.has(JSON.stringify(m.id))) ||
-               (m?.method === "tools/list" && isOwn(m.id));
+               (m?.method === "tools/list" && isOwn(m.id)) ||
+               isProxyError(m);  // The answer to a line of the server's it refused.
     assert.ok(ok, `the server got what the host never sent: ${line.slice(0, 300)}`);
   }
+  const answered = new Set();
   for (const line of serverSent) {
     const m = parse(line);
     if (m === undefined || m.jsonrpc !== "2.0" || isOwn(m.id)) continue;
     const id = JSON.stringify(m.id);
-    if ("id" in m && !("method" in m) && calls.has(id)) continue;  // Checked.
-    if (hidden && "id" in m && !("method" in m) && lists.has(id)) continue;
-    if ("id" in m && !("method" in m) && !hostSentId(hostSent, m.id)) continue;  // Dropped.
+    const response = "id" in m && !("method" in m);
+    if (response && calls.has(id)) continue;  // Checked.
+    if (hidden && response && lists.has(id)) continue;
+    // Dropped: an answer to nothing the host asked, or a second answer.
+    if (response && (!hostSentId(hostSent, m.id) || answered.has(id))) continue;
+    if (response) answered.add(id);
     assert.ok(take(hostGot, line), `server -> host changed or lost: ${line.slice(0, 300)}`);
     passed++;
   }
   return passed;
+}
+
+function isProxyError(m) {
+  return m?.id === null && m.error?.data?.decision === "DENY";
 }
 
 function hostSentId(hostSent, id) {

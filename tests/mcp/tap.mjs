@@ -6,6 +6,7 @@
 // server got and sent, so pass-through is checked byte for byte.
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
+import { constants } from "node:os";
 
 const [log, dashes, command, ...args] = process.argv.slice(2);
 if (dashes !== "--" || !command) {
@@ -36,7 +37,7 @@ child.on("exit", (code, signal) => {
       out: Buffer.concat(seen.out).toString("base64"),
       code, signal, vmhwm_kb: peak,
     }));
-    process.exit(code ?? 128);
+    process.exit(code ?? 128 + (constants.signals[signal] ?? 0));
   };
   // The last bytes of its stdout may still be in flight.
   if (child.stdout.readableEnded) finish(); else child.stdout.on("end", finish);
