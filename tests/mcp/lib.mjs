@@ -107,7 +107,12 @@ export function checkPassThrough({ host, server }, { hidden = false } = {}) {
   const refusedIds = new Set(lines(host.out).map(parse)
       .filter((m) => [-32700, -32600, -32602].includes(m?.error?.code) && m.error.data?.decision === "DENY")
       .map((m) => JSON.stringify(m.id)));
-  const hostSent = lines(host.in), serverGot = multiset(lines(server.in));
+  // A batch is split: its messages travel on their own, canonical.
+  const hostSent = lines(host.in).flatMap((l) => {
+    const m = parse(l);
+    return Array.isArray(m) ? m.map(canonical) : [l];
+  });
+  const serverGot = multiset(lines(server.in));
   const serverSent = lines(server.out), hostGot = multiset(lines(host.out));
   const calls = new Set(), lists = new Set();
   let passed = 0;
@@ -148,6 +153,15 @@ export function checkPassThrough({ host, server }, { hidden = false } = {}) {
     passed++;
   }
   return passed;
+}
+
+// toolgate's canonical JSON for the values tests send: keys sorted.
+export function canonical(v) {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  if (v && typeof v === "object") {
+    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(v);
 }
 
 function isProxyError(m) {
