@@ -2,7 +2,9 @@
 // the server get for each message. Sidecar RPCs run through an executor the
 // test steps by hand, so "while a call is being decided" is a state the
 // test holds, not a race.
+#include <cstdlib>
 #include <deque>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -125,7 +127,12 @@ class SessionTest : public ::testing::Test {
     return host.empty() ? "" : host[0];
   }
 
-  testutil::ServerProcess server_;
+  static std::string AuditPath() {
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    return std::string(tmp != nullptr ? tmp : "/tmp") + "/session_audit.log";
+  }
+
+  testutil::ServerProcess server_{{"--audit_log=" + AuditPath()}};
   std::unique_ptr<client::ToolGateClient> client_;
   std::atomic<bool> stopping_{false};
   std::unique_ptr<Sidecar> sidecar_;
@@ -151,6 +158,47 @@ TEST_F(SessionTest, AllowedCallGoesWithTheValidatedArgumentsAndItsResultBack) {
   EXPECT_EQ(OnlyHost(), answer);  // VALID: the server's own bytes.
   session_->FromServer(answer);   // Answered already: dropped.
   EXPECT_TRUE(out_.TakeHost().empty());
+}
+
+TEST_F(SessionTest, TheAuditRecordsCarryTheMcpRequestId) {
+  Pin();
+  session_->FromHost(Call(R"("req-42")", R"({"text":"hi"})"));
+  executor_.RunAll();
+  out_.TakeServer();
+  session_->FromServer(
+      R"({"jsonrpc":"2.0","id":"req-42","result":{"content":[{"type":"text","text":"hi"}]}})");
+  executor_.RunAll();
+  std::ifstream in(AuditPath());
+  std::string line;
+  std::vector<std::string> rpcs;
+  while (std::getline(in, line)) {
+    const Json record = Parse(line);
+    if (record.value("mcp_request_id", "") != "\"req-42\"") continue;
+    EXPECT_EQ(record["source"], "mcp.stdio");
+    rpcs.push_back(record["rpc"]);
+  }
+  EXPECT_EQ(rpcs, (std::vector<std::string>{"ValidateToolCall",
+                                            "ValidateToolOutput"}));
+}
+
+TEST_F(SessionTest, AnMcpRequestIdOver256BytesIsRefused) {
+  Pin();
+  v1::ValidateToolCallRequest request;
+  request.set_run_id(session_->run()->run_id);
+  request.set_run_token(session_->run()->run_token);
+  request.set_native_json(R"({"name":"echo","arguments":{"text":"x"}})");
+  request.set_mcp_request_id(std::string(256, '1'));
+  EXPECT_TRUE(client_->ValidateToolCall(request).ok());
+  request.set_mcp_request_id(std::string(257, '1'));
+  EXPECT_EQ(client_->ValidateToolCall(request).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  v1::ValidateToolOutputRequest output;
+  output.set_run_id(session_->run()->run_id);
+  output.set_run_token(session_->run()->run_token);
+  output.set_tool_name("echo");
+  output.set_mcp_request_id(std::string(257, '1'));
+  EXPECT_EQ(client_->ValidateToolOutput(output).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(SessionTest, RefusedCallNeverReachesTheServer) {
