@@ -144,6 +144,22 @@ void SidecarOnly(const client::ToolGateClient& client, int n) {
   };
   Time(200, once);
   Report("sidecar ValidateToolCall", Time(n, once));
+  v1::ValidateToolOutputRequest output;
+  output.set_run_id(run->run_id());
+  output.set_run_token(run->run_token());
+  output.set_tool_name("echo");
+  output.set_content_type("application/json");
+  output.set_http_status(-1);
+  output.set_body(R"({"content":[{"text":"hi","type":"text"}]})");
+  output.set_mcp_request_id("1");
+  auto check = [&](int) {
+    auto r = client.ValidateToolOutput(output);
+    return r.ok() && r->verdict() == v1::OUTPUT_VERDICT_VALID;
+  };
+  Time(200, check);
+  Report("sidecar ValidateToolOutput", Time(n, check));
+  auto both = [&](int i) { return once(i) && check(i); };
+  Report("sidecar ValidateToolCall + ValidateToolOutput", Time(n, both));
 }
 
 int Main(int argc, char** argv) {

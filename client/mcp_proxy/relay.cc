@@ -203,52 +203,62 @@ int Relay::Run(Session* session, WorkerPool* pool) {
     exited_at_ = absl::Now();
   }
   while (!Finished(pool)) {
-    std::vector<pollfd> fds;
-    auto add = [&](int fd, short events) {
-      fds.push_back({fd, events, 0});
-      return fds.size() - 1;
-    };
-    const size_t sig = add(signal_pipe[0], POLLIN);
-    const size_t wake = add(pool->wake_fd(), POLLIN);
-    const bool room = to_host_.pending() < high_water_;
-    const size_t host_in = !host_eof_ && room &&
-                                   to_server_.pending() < high_water_
-                               ? add(host_in_, POLLIN)
-                               : SIZE_MAX;
-    const size_t server_out =
-        !server_eof_ && room ? add(from_server_, POLLIN) : SIZE_MAX;
-    if (to_host_.pending() > 0 && !to_host_.broken) add(to_host_.fd, POLLOUT);
-    if (to_server_.pending() > 0 && !to_server_.broken && to_server_.fd >= 0) {
-      add(to_server_.fd, POLLOUT);
-    }
-    int timeout_ms = -1;
-    absl::Time until = exited_at_ + kExitGrace;
-    if (auto next = session->NextDeadline()) until = std::min(until, *next);
-    if (until != absl::InfiniteFuture()) {
-      timeout_ms = static_cast<int>(std::max<int64_t>(
-          0, absl::ToInt64Milliseconds(until - absl::Now()) + 1));
-    }
-    if (poll(fds.data(), fds.size(), timeout_ms) < 0 && errno != EINTR) break;
-    if (fds[sig].revents != 0) Signals();
-    if (fds[wake].revents != 0) pool->RunCompletions();
-    if (host_in != SIZE_MAX && fds[host_in].revents != 0 &&
-        !ReadFrom(host_in_, &host_lines_, true)) {
-      host_eof_ = true;
-    }
-    if (server_out != SIZE_MAX && fds[server_out].revents != 0 &&
-        !ReadFrom(from_server_, &server_lines_, false)) {
-      server_eof_ = true;
-    }
-    session->Tick(absl::Now());
-    Flush(&to_host_, true);
-    Flush(&to_server_, false);
-    // The host is done sending: so is the server's input, once written.
-    if (host_eof_ && to_server_.fd >= 0 && to_server_.pending() == 0) {
-      close(to_server_.fd);
-      to_server_.fd = -1;
-    }
+    if (!PollOnce(pool)) break;
   }
   return ExitCodeOf(child_status_);
+}
+
+// What to wait for: reading a side only while the buffers it feeds have
+// room, writing only what is queued.
+bool Relay::PollOnce(WorkerPool* pool) {
+  std::vector<pollfd> fds;
+  auto add = [&](int fd, short events) {
+    fds.push_back({fd, events, 0});
+    return fds.size() - 1;
+  };
+  const size_t sig = add(signal_pipe[0], POLLIN);
+  const size_t wake = add(pool->wake_fd(), POLLIN);
+  const bool room = to_host_.pending() < high_water_;
+  const size_t host_in =
+      !host_eof_ && room && to_server_.pending() < high_water_
+          ? add(host_in_, POLLIN)
+          : SIZE_MAX;
+  const size_t server_out =
+      !server_eof_ && room ? add(from_server_, POLLIN) : SIZE_MAX;
+  if (to_host_.pending() > 0 && !to_host_.broken) add(to_host_.fd, POLLOUT);
+  if (to_server_.pending() > 0 && !to_server_.broken && to_server_.fd >= 0) {
+    add(to_server_.fd, POLLOUT);
+  }
+  if (poll(fds.data(), fds.size(), TimeoutMs()) < 0 && errno != EINTR) {
+    return false;
+  }
+  if (fds[sig].revents != 0) Signals();
+  if (fds[wake].revents != 0) pool->RunCompletions();
+  if (host_in != SIZE_MAX && fds[host_in].revents != 0 &&
+      !ReadFrom(host_in_, &host_lines_, true)) {
+    host_eof_ = true;
+  }
+  if (server_out != SIZE_MAX && fds[server_out].revents != 0 &&
+      !ReadFrom(from_server_, &server_lines_, false)) {
+    server_eof_ = true;
+  }
+  session_->Tick(absl::Now());
+  Flush(&to_host_, true);
+  Flush(&to_server_, false);
+  // The host is done sending: so is the server's input, once written.
+  if (host_eof_ && to_server_.fd >= 0 && to_server_.pending() == 0) {
+    close(to_server_.fd);
+    to_server_.fd = -1;
+  }
+  return true;
+}
+
+int Relay::TimeoutMs() const {
+  absl::Time until = exited_at_ + kExitGrace;
+  if (auto next = session_->NextDeadline()) until = std::min(until, *next);
+  if (until == absl::InfiniteFuture()) return -1;
+  return static_cast<int>(std::max<int64_t>(
+      0, absl::ToInt64Milliseconds(until - absl::Now()) + 1));
 }
 
 }  // namespace mcp_proxy

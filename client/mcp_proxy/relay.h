@@ -55,6 +55,9 @@ class Relay : public Sink {
   bool ReadFrom(int fd, LineReader* reader, bool from_host);
   void Flush(Out* out, bool to_host);
   bool Finished(WorkerPool* pool);
+  // One poll and what it found; false when poll itself failed.
+  bool PollOnce(WorkerPool* pool);
+  int TimeoutMs() const;
 
   const int host_in_;
   const pid_t child_pid_;
