@@ -23,6 +23,9 @@ constexpr absl::Duration kExitGrace = absl::Seconds(5);
 // Error answers to a server's junk are dropped past this much unread.
 constexpr size_t kAdvisoryLimit = 64 << 10;
 constexpr size_t kReadBytes = 64 << 10;
+// Server answers held while the sidecar checks them: past this the server
+// is not read until some are done.
+constexpr size_t kMaxCheckingBytes = size_t{64} << 20;
 
 int signal_pipe[2] = {-1, -1};
 
@@ -224,7 +227,9 @@ bool Relay::PollOnce(WorkerPool* pool) {
           ? add(host_in_, POLLIN)
           : SIZE_MAX;
   const size_t server_out =
-      !server_eof_ && room ? add(from_server_, POLLIN) : SIZE_MAX;
+      !server_eof_ && room && session_->checking_bytes() < kMaxCheckingBytes
+          ? add(from_server_, POLLIN)
+          : SIZE_MAX;
   if (to_host_.pending() > 0 && !to_host_.broken) add(to_host_.fd, POLLOUT);
   if (to_server_.pending() > 0 && !to_server_.broken && to_server_.fd >= 0) {
     add(to_server_.fd, POLLOUT);

@@ -77,8 +77,8 @@ struct SessionOptions {
   absl::Duration list_timeout = absl::Seconds(30);
   // Host requests the server has not answered yet, and tools/calls
   // waiting for a decision or for the tools: past these, refused.
-  size_t max_outstanding = 4096;
-  size_t max_waiting_calls = 1024;
+  size_t max_outstanding = 1024;
+  size_t max_waiting_calls = 256;
   // The prefix of the proxy's own request ids (random per session).
   std::string own_id_prefix;
 };
@@ -99,6 +99,10 @@ class Session {
   std::optional<absl::Time> NextDeadline() const;
   // The run to close at exit, if any.
   std::optional<RunRef> run() const { return run_; }
+  // Bytes of server answers held while the sidecar checks them: the relay
+  // stops reading the server past a limit, so a server cannot make the
+  // proxy hold more than that however fast it answers.
+  size_t checking_bytes() const { return checking_bytes_; }
 
  private:
   struct Call {  // A host tools/call.
@@ -203,6 +207,7 @@ class Session {
   std::map<std::string, std::string> approvals_;
   std::deque<std::string> approval_order_;
   size_t logged_junk_ = 0;
+  size_t checking_bytes_ = 0;
 };
 
 }  // namespace mcp_proxy

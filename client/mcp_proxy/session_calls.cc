@@ -146,15 +146,21 @@ void Session::CheckResult(const Outstanding& call, const mesh::StdioMessage& m,
   }
   const bool exact = message.size() == 3;  // jsonrpc, id, result.
   const Sidecar* sidecar = sidecar_;
+  const size_t held = line.size();
+  checking_bytes_ += held;
   const bool posted = executor_->Post(
       [this, sidecar, run = call.run, tool = call.tool, id = m.id,
        id_key = m.id_key, result = message["result"], line = std::string(line),
-       exact]() -> Executor::Completion {
+       exact, held]() -> Executor::Completion {
         std::string answer =
             sidecar->CheckResult(run, tool, id, id_key, result, line, exact);
-        return [this, answer = std::move(answer)] { sink_->ToHost(answer); };
+        return [this, answer = std::move(answer), held] {
+          checking_bytes_ -= held;
+          sink_->ToHost(answer);
+        };
       });
   if (!posted) {
+    checking_bytes_ -= held;
     sink_->ToHost(
         ErrorLine(m.id, mesh::UnavailableError("the proxy is too busy")));
   }

@@ -15,6 +15,8 @@ namespace {
 // A server that pages forever, or lists without end, is not pinned.
 constexpr size_t kMaxPages = 1000;
 constexpr size_t kMaxTools = 10000;
+// tools/list answers held for the first pin.
+constexpr size_t kMaxEarlyLists = 64;
 
 }  // namespace
 
@@ -200,11 +202,15 @@ void Session::MarkRefused(const std::vector<mesh::ToolDiff>& diffs) {
 void Session::ToolsListAnswer(const Outstanding& request, const Json& message,
                               absl::string_view line) {
   if (!run_.has_value()) {
-    if (refresh_.has_value()) {
-      early_lists_.emplace_back(request, std::string(line));
-    } else {
-      sink_->ToHost(line);
+    // Nothing to compare it with yet: it waits for the pin, so a list the
+    // host sees is never one the pins were not held against.
+    if (early_lists_.size() >= kMaxEarlyLists) {
+      sink_->ToHost(ErrorLine(message["id"], mesh::UnavailableError(
+                                                 "the tools are being pinned")));
+      return;
     }
+    early_lists_.emplace_back(request, std::string(line));
+    if (!refresh_.has_value()) StartRefresh();
     return;
   }
   absl::StatusOr<mesh::ToolsPage> page = mesh::ReadToolsPage(message["result"]);
