@@ -117,6 +117,7 @@ ValidateCallRequest FromProto(const v1::ValidateToolCallRequest& request) {
   // Only an explicit SYNTAX_REPAIR repairs; UNSPECIFIED is STRICT.
   out.syntax_repair = request.repair() == v1::REPAIR_POLICY_SYNTAX_REPAIR;
   out.approval_id = request.approval_id();
+  out.forward_as_sent = request.forward_as_sent();
   if (!request.mcp_request_id().empty()) {
     out.source = std::string(kMcpStdioSource);
     out.mcp_request_id = request.mcp_request_id();

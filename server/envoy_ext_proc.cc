@@ -8,8 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "core/mesh/mcp_request.h"
-#include "core/mesh/tool_response.h"
+#include "server/tracing.h"
 
 namespace toolgate {
 namespace server {
@@ -29,7 +28,7 @@ mesh::RpcError Fault(absl::string_view what) {
 std::optional<mesh::RpcError> ExtProcSession::TooLarge(absl::string_view what,
                                                        size_t held,
                                                        size_t more) const {
-  const size_t cap = engine_->options().limits.max_bytes;
+  const size_t cap = gate_.limits().json.max_bytes;
   if (more <= cap && held <= cap - more) return std::nullopt;
   return mesh::DeniedError(
       "body_too_large",
@@ -39,6 +38,11 @@ std::optional<mesh::RpcError> ExtProcSession::TooLarge(absl::string_view what,
 
 ProcessingResponse ExtProcSession::Reject(const mesh::RpcError& error,
                                           envoy::type::v3::StatusCode status) {
+  return Refuse(plan_.Refusal(error), status);
+}
+
+ProcessingResponse ExtProcSession::Refuse(const Json& answer,
+                                          envoy::type::v3::StatusCode status) {
   phase_ = Phase::kDone;
   if (outcome_.decision.empty()) outcome_.decision = "DENIED";
   ProcessingResponse response;
@@ -47,9 +51,7 @@ ProcessingResponse ExtProcSession::Reject(const mesh::RpcError& error,
   auto* headers = immediate->mutable_headers();
   SetHeader("content-type", "application/json", headers->add_set_headers());
   SetHeader(kDeniedHeader, "1", headers->add_set_headers());
-  immediate->set_body(rest_
-                          ? CanonicalJson({{"error", mesh::ErrorObject(error)}})
-                          : mesh::JsonRpcErrorBody(id_, error));
+  immediate->set_body(CanonicalJson(answer));
   immediate->set_details("toolgate_denied");
   return response;
 }
@@ -62,42 +64,23 @@ ProcessingResponse ExtProcSession::OnRequestHeaders(
   const std::string grant = HeaderOr(request_headers_, kRunGrantHeader);
   if (!grant.empty()) run_ = grants_->Take(grant);
   ProcessingResponse response;
-  // The grant is toolgate's, never the tool server's.
-  response.mutable_request_headers()
-      ->mutable_response()
-      ->mutable_header_mutation()
-      ->add_remove_headers(std::string(kRunGrantHeader));
+  // The grant and the route kind are toolgate's, never the tool server's.
+  auto* mutation = response.mutable_request_headers()
+                       ->mutable_response()
+                       ->mutable_header_mutation();
+  mutation->add_remove_headers(std::string(kRunGrantHeader));
+  mutation->add_remove_headers(std::string(kRouteHeader));
   return response;
 }
 
-void ExtProcSession::ReadRequestBody() {
+void ExtProcSession::PlanAnswer() {
   request_body_done_ = true;
-  // ext_authz names the tool of every call it allowed (and sets the header
-  // empty otherwise): such an answer is checked, whatever the body looks
-  // like (a REST body may look like any JSON-RPC message).
-  const std::string named = HeaderOr(request_headers_, kToolHeader);
-  absl::StatusOr<mesh::McpBody> body =
-      mesh::ReadMcpBody(request_body_, engine_->options().limits);
-  if (body.ok() && body->batch) {
-    for (const auto& m : body->messages) {
-      if (m.kind == mesh::McpKind::kToolCall) unchecked_batch_ = true;
-    }
-  }
-  if (unchecked_batch_) return;  // Denied at the response's headers.
-  const mesh::McpMessage* call =
-      body.ok() && !body->batch &&
-              body->messages[0].kind == mesh::McpKind::kToolCall
-          ? &body->messages[0]
-          : nullptr;
-  if (call != nullptr && (named.empty() || named == call->tool)) {
-    tool_call_ = true;  // An MCP tools/call: its JSON-RPC answer.
-    id_ = call->id;
-    tool_ = call->tool;
-  } else if (!named.empty()) {
-    tool_call_ = true;  // A REST call: the tool's raw answer.
-    rest_ = true;
-    tool_ = named;
-  }
+  auto route = request_headers_.find(kRouteHeader);
+  plan_ = gate_.Plan(
+      mesh::ReadRoute(route == request_headers_.end()
+                          ? std::nullopt
+                          : std::optional<std::string>(route->second)),
+      HeaderOr(request_headers_, kToolHeader), gate_.Read(request_body_));
 }
 
 ProcessingResponse ExtProcSession::OnRequestBody(const HttpBody& body) {
@@ -111,7 +94,13 @@ ProcessingResponse ExtProcSession::OnRequestBody(const HttpBody& body) {
     return Reject(*error, envoy::type::v3::PayloadTooLarge);
   }
   request_body_.append(body.body());
-  if (body.end_of_stream()) ReadRequestBody();
+  if (body.end_of_stream()) {
+    PlanAnswer();
+    // Refused before the tool server sees it: nothing runs.
+    if (plan_.kind == mesh::AnswerPlan::Kind::kRefuse) {
+      return Reject(plan_.refusal);
+    }
+  }
   ProcessingResponse response;
   response.mutable_request_body();
   return response;
@@ -143,12 +132,11 @@ ProcessingResponse ExtProcSession::OnResponseHeaders(
   }
   // A request without a body (GET, DELETE) is a call only if ext_authz
   // named a tool.
-  if (!request_body_done_) ReadRequestBody();
-  if (unchecked_batch_) {
-    return Reject(mesh::DeniedError(
-        "batch_not_checked", "answers to batched tool calls are not checked"));
+  if (!request_body_done_) PlanAnswer();
+  if (plan_.kind == mesh::AnswerPlan::Kind::kRefuse) {
+    return Reject(plan_.refusal);
   }
-  if (tool_call_ && headers.end_of_stream()) {
+  if (plan_.checked() && headers.end_of_stream()) {
     return Reject(mesh::DeniedError("no_answer", "the tool sent no body"));
   }
   ProcessingResponse response;
@@ -156,68 +144,38 @@ ProcessingResponse ExtProcSession::OnResponseHeaders(
   return response;
 }
 
-std::optional<mesh::RpcError> ExtProcSession::CheckAnswer() {
-  ValidateOutputRequest request;
-  request.snapshot_id = HeaderOr(request_headers_, kSnapshotHeader);
-  if (request.snapshot_id.empty() && !run_) {
-    return mesh::DeniedError("no_snapshot",
-                             "neither x-toolgate-snapshot nor a run");
+std::optional<Json> ExtProcSession::CheckAnswer() {
+  mesh::AnswerAsk ask;
+  ask.snapshot_id = HeaderOr(request_headers_, kSnapshotHeader);
+  if (ask.snapshot_id.empty() && !run_) {
+    return plan_.Refusal(mesh::DeniedError(
+        "no_snapshot", "neither x-toolgate-snapshot nor a run"));
   }
   if (!HeaderOr(request_headers_, kRunIdHeader).empty() && !run_) {
-    return mesh::DeniedError("run_grant_missing",
-                             "the request named a run but carried no valid "
-                             "x-toolgate-run-grant from ext_authz");
+    return plan_.Refusal(mesh::DeniedError(
+        "run_grant_missing",
+        "the request named a run but carried no valid "
+        "x-toolgate-run-grant from ext_authz"));
   }
   if (run_) {
-    request.run_id = run_->run_id;
-    request.run_token = run_->run_token;
+    ask.run_id = run_->run_id;
+    ask.run_token = run_->run_token;
   }
-  request.tool_name = tool_;
-  request.mode = output::OutputMode::kFailClosed;
-  request.source = std::string(kExtProcSource);
-  const std::string content_type = HeaderOr(response_headers_, "content-type");
-  int status = 0;
-  (void)absl::SimpleAtoi(HeaderOr(response_headers_, ":status"), &status);
-  std::string body;
-  if (rest_) {
-    request.content_type = content_type;
-    request.http_status = status;
-    request.body = response_body_;
-  } else {
-    if (status < 200 || status > 299) {
-      return mesh::DeniedError("http_status", "the tool server answered HTTP " +
-                                                  std::to_string(status));
-    }
-    absl::StatusOr<Json> answer = mesh::FindToolResponse(
-        content_type, response_body_, id_, engine_->options().limits);
-    absl::StatusOr<std::string> result =
-        answer.ok() ? mesh::ToolResultBody(*answer) : answer.status();
-    if (!result.ok()) {
-      const std::string message(result.status().message());
-      return mesh::DeniedError(message.substr(0, message.find(':')), message);
-    }
-    body = *std::move(result);
-    request.content_type = "application/json";
-    request.http_status = output::kNoHttpStatus;
-    request.body = body;
+  ask.source = std::string(kExtProcSource);
+  mesh::HttpAnswer answer;
+  answer.content_type = HeaderOr(response_headers_, "content-type");
+  (void)absl::SimpleAtoi(HeaderOr(response_headers_, ":status"),
+                         &answer.status);
+  answer.body = response_body_;
+  mesh::AnswerVerdict verdict = gate_.Check(plan_, ask, answer);
+  outcome_.decision = verdict.label;  // A constant.
+  outcome_.violations = std::move(verdict.violations);
+  if (verdict.checked) {
+    outcome_.run_id = ask.run_id;
+    outcome_.read_only = verdict.read_only;
   }
-  absl::StatusOr<ValidateOutputResponse> checked =
-      engine_->ValidateToolOutput(request);
-  if (!checked.ok()) {
-    outcome_.decision = "ERROR";
-    return ErrorForStatus(checked.status());
-  }
-  const bool valid = checked->result.verdict == output::OutputVerdict::kValid;
-  outcome_.decision = valid ? "VALID" : "INVALID";
-  for (const auto& v : checked->result.violations) {
-    outcome_.violations.push_back(v.code);
-  }
-  outcome_.run_id = request.run_id;
-  outcome_.read_only = checked->read_only;
-  if (!valid) {
-    return mesh::ErrorForOutput(*checked);
-  }
-  return std::nullopt;
+  if (verdict.valid) return std::nullopt;
+  return std::move(verdict.answer);
 }
 
 ProcessingResponse ExtProcSession::OnResponseBody(const HttpBody& body) {
@@ -229,7 +187,7 @@ ProcessingResponse ExtProcSession::OnResponseBody(const HttpBody& body) {
   if (phase_ != Phase::kResponse) {
     return Reject(Fault("a response body before its headers"));
   }
-  if (!tool_call_) {
+  if (!plan_.checked()) {
     response.mutable_response_body();
     return response;
   }
@@ -243,8 +201,9 @@ ProcessingResponse ExtProcSession::OnResponseBody(const HttpBody& body) {
     return Reject(*error);
   }
   response_body_.append(body.body());
-  if (std::optional<mesh::RpcError> error = CheckAnswer())
-    return Reject(*error);
+  if (std::optional<Json> refused = CheckAnswer()) {
+    return Refuse(*refused, envoy::type::v3::BadGateway);
+  }
   phase_ = Phase::kDone;
   response.mutable_response_body();
   return response;
@@ -255,7 +214,7 @@ MeshOutcome ExtProcSession::TakeOutcome() {
   // deny. A tool call's answer never seen decides nothing.
   if (outcome_.decision.empty() &&
       (phase_ == Phase::kPassThrough ||
-       (phase_ == Phase::kResponse && !tool_call_))) {
+       (phase_ == Phase::kResponse && !plan_.checked()))) {
     outcome_.decision = "PASS_THROUGH";
   }
   return std::move(outcome_);
@@ -296,8 +255,12 @@ namespace {
 class ProcessReactor final
     : public grpc::ServerBidiReactor<ProcessingRequest, ProcessingResponse> {
  public:
-  ProcessReactor(Engine* engine, RunGrants* grants, ServerMetrics* metrics)
-      : session_(engine, grants), metrics_(metrics) {
+  ProcessReactor(Engine* engine, RunGrants* grants, ServerMetrics* metrics,
+                 trace::Tracer* tracer, grpc::CallbackServerContext* context)
+      : session_(engine, grants),
+        metrics_(metrics),
+        tracer_(tracer),
+        context_(context) {
     StartRead(&request_);
   }
   void OnReadDone(bool ok) override {
@@ -309,6 +272,20 @@ class ProcessReactor final
     const auto start = metrics_ != nullptr
                            ? std::chrono::steady_clock::now()
                            : std::chrono::steady_clock::time_point();
+    // The stream's span starts with its first message: the request's
+    // headers carry the agent's trace context.
+    if (tracer_ != nullptr && !trace_.has_value()) {
+      google::protobuf::Map<std::string, std::string> headers;
+      if (request_.has_request_headers()) {
+        for (const auto& h : request_.request_headers().headers().headers()) {
+          headers[h.key()] = h.raw_value().empty() ? h.value() : h.raw_value();
+        }
+      }
+      std::optional<trace::RequestTrace> started = StartMeshTrace(
+          tracer_, *context_, headers,
+          "envoy.service.ext_proc.v3.ExternalProcessor", "Process");
+      if (started.has_value()) trace_.emplace(std::move(*started));
+    }
     try {
       response_ = session_.Step(request_, &done_);
     } catch (const std::exception& e) {
@@ -334,19 +311,31 @@ class ProcessReactor final
 
  private:
   void Done(const grpc::Status& status) {
-    if (metrics_ != nullptr) {
+    trace::RequestTrace* span =
+        trace_.has_value() && trace_->recording() ? &*trace_ : nullptr;
+    if (metrics_ != nullptr || span != nullptr) {
       // The answers are already sent: counting cannot change them.
       static const int slot = ServerMetrics::RpcSlot("ext_proc.Process");
       MeshOutcome outcome = session_.TakeOutcome();
       if (failed_) outcome = MeshOutcome();  // The error counts it.
-      if (status.ok()) metrics_->DecidedMesh(slot, outcome);
-      metrics_->Finished(slot, status, busy_.count(), input_bytes_);
+      if (span != nullptr) {
+        SetMeshOutcome(*span, outcome);
+        SetStatus(*span, status);
+        span->End();
+      }
+      if (metrics_ != nullptr) {
+        if (status.ok()) metrics_->DecidedMesh(slot, outcome);
+        metrics_->Finished(slot, status, busy_.count(), input_bytes_);
+      }
     }
     Finish(status);
   }
 
   ExtProcSession session_;
   ServerMetrics* const metrics_;
+  trace::Tracer* const tracer_;
+  grpc::CallbackServerContext* const context_;
+  std::optional<trace::RequestTrace> trace_;
   ProcessingRequest request_;
   ProcessingResponse response_;
   bool done_ = false;
@@ -358,8 +347,8 @@ class ProcessReactor final
 }  // namespace
 
 grpc::ServerBidiReactor<ProcessingRequest, ProcessingResponse>*
-EnvoyExtProcService::Process(grpc::CallbackServerContext*) {
-  return new ProcessReactor(engine_, grants_, metrics_);
+EnvoyExtProcService::Process(grpc::CallbackServerContext* context) {
+  return new ProcessReactor(engine_, grants_, metrics_, tracer_, context);
 }
 
 }  // namespace server

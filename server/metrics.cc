@@ -261,6 +261,15 @@ ServerMetrics::ServerMetrics(const Engine* engine, const CallStreams* streams)
                              "(--max_call_streams).")
                        .Register(*registry_)
                        .Add({});
+  calls_ = std::make_unique<CallMetrics>(
+      *registry_, [engine](const std::string& snapshot_id,
+                           const std::string& name) {
+        if (engine == nullptr || snapshot_id.empty()) return false;
+        auto snapshot = engine->GetSnapshot(snapshot_id, "");
+        return snapshot.ok() && (*snapshot)->FindTool(name) != nullptr;
+      });
+  scraped_ = std::make_unique<ScrapedMetrics>(*registry_);
+  process_ = std::make_shared<ProcessMetrics>();
   call_stream_bytes_ =
       &BuildGauge()
            .Name("toolgate_call_stream_held_bytes")
@@ -288,6 +297,7 @@ absl::StatusOr<std::unique_ptr<ServerMetrics>> ServerMetrics::Serve(
         "--metrics_listen=", listen, ": cannot serve metrics: ", e.what()));
   }
   metrics->exposer_->RegisterCollectable(metrics->scrape_);
+  metrics->exposer_->RegisterCollectable(metrics->process_);
   return metrics;
 }
 
@@ -296,6 +306,7 @@ std::vector<prometheus::MetricFamily> ServerMetrics::Collect() const {
     call_streams_->Set(static_cast<double>(streams_->open()));
     call_stream_bytes_->Set(static_cast<double>(streams_->held_bytes()));
   }
+  scraped_->Refresh(engine_);
   if (engine_ != nullptr) {
     snapshots_->Set(static_cast<double>(engine_->snapshot_count()));
     open_runs_->Set(static_cast<double>(engine_->open_run_count()));
@@ -369,6 +380,7 @@ void ServerMetrics::DecidedCall(int slot, const std::string& run_id,
   for (const auto& call : response.calls()) {
     for (const std::string& r : call.repairs()) CountRepair(r);
   }
+  calls_->Count(!run_id.empty(), response);
   // The reject that used the run's last attempt opened its breaker; the
   // calls after it are STOP and do not count again.
   if (OpensBreaker(!run_id.empty(), response.decision() == v1::DECISION_REJECT,
@@ -433,6 +445,11 @@ void ServerMetrics::Decided(const v1::CloseRunRequest& request,
                             const v1::CloseRunResponse&) {
   absl::MutexLock lock(&mu_);
   read_only_runs_.erase(request.run_id());
+}
+
+void ServerMetrics::Decided(const v1::DecideApprovalRequest&,
+                            const v1::DecideApprovalResponse& response) {
+  scraped_->Decided(response);
 }
 
 void ServerMetrics::Decided(const v1::ResetRunRequest& request,

@@ -38,6 +38,9 @@
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
+#include "server/metrics_calls.h"
+#include "server/metrics_scraped.h"
+#include "server/process_metrics.h"
 #include "server/call_streams.h"
 #include "toolgate/v1/toolgate.pb.h"
 
@@ -120,6 +123,8 @@ class ServerMetrics {
                const v1::CloseRunResponse& response);
   void Decided(const v1::ResetRunRequest& request,
                const v1::ResetRunResponse& response);
+  void Decided(const v1::DecideApprovalRequest& request,
+               const v1::DecideApprovalResponse& response);
   template <typename Request, typename Response>
   void Decided(const Request&, const Response&) {}
   // A mesh call's outcome, for RPC `slot` ("ext_authz.Check" or
@@ -129,6 +134,10 @@ class ServerMetrics {
   // The exposition's families with the gauges refreshed (what a scrape
   // sees).
   std::vector<prometheus::MetricFamily> Collect() const;
+
+  // Tracing's span counters (toolgate_spans_*_total); null: tracing off.
+  // Before serving; not owned.
+  void set_tracer(const trace::Tracer* tracer) { scraped_->set_tracer(tracer); }
 
   // How many run ids the kill-switch set holds (tests check it is bounded).
   size_t read_only_runs_held() const;
@@ -166,6 +175,9 @@ class ServerMetrics {
   prometheus::Gauge* open_runs_ = nullptr;
   prometheus::Gauge* call_streams_ = nullptr;
   prometheus::Gauge* call_stream_bytes_ = nullptr;
+  std::unique_ptr<CallMetrics> calls_;
+  std::unique_ptr<ScrapedMetrics> scraped_;
+  std::shared_ptr<ProcessMetrics> process_;
 
   // Runs seen read-only, so that a trip counts once: a run stays read-only
   // (every output call says so) until ResetRun, CloseRun or expiry. Bounded

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "grpcpp/support/proto_buffer_reader.h"
 #include "server/convert.h"
 #include "server/request_diagnosis.h"
+#include "server/tracing.h"
 
 namespace toolgate {
 namespace server {
@@ -61,19 +63,48 @@ class WaitingReactor final : public grpc::ServerUnaryReactor {
   void OnDone() override { delete this; }
 };
 
+// The server span of one call (OpenTelemetry's name for a gRPC span:
+// "package.Service/Method"); empty when tracing is off.
+std::optional<trace::RequestTrace> StartTrace(
+    trace::Tracer* tracer, const grpc::ServerContextBase& context,
+    absl::string_view method) {
+  std::optional<trace::RequestTrace> trace;
+  if (tracer == nullptr) return trace;
+  trace.emplace(tracer,
+                absl::StrCat(v1::ToolGate::service_full_name(), "/", method),
+                TraceParentOf(context));
+  if (trace->recording()) {
+    SetRpc(*trace, v1::ToolGate::service_full_name(), method);
+  }
+  return trace;
+}
+
+trace::RequestTrace* Recording(std::optional<trace::RequestTrace>& trace) {
+  return trace.has_value() && trace->recording() ? &*trace : nullptr;
+}
+
 template <typename Request, typename Response>
 grpc::Status Serve(ToolGateService* typed,
                    grpc::Status (ToolGateService::*method)(
                        grpc::ServerContextBase*, const Request*, Response*),
                    grpc::CallbackServerContext* context,
                    const grpc::ByteBuffer& bytes, Response* response,
-                   ServerMetrics* metrics, int* slot) {
+                   ServerMetrics* metrics, trace::Tracer* tracer,
+                   absl::string_view name, int* slot) {
+  std::optional<trace::RequestTrace> trace = StartTrace(tracer, *context, name);
+  trace::RequestTrace* span = Recording(trace);
   Request request;
   grpc::Status status = ParseRequest(bytes, &request);
-  if (!status.ok()) return status;
-  *slot = ServerMetrics::SlotFor(request, *slot);
-  status = (typed->*method)(context, &request, response);
+  if (status.ok()) {
+    *slot = ServerMetrics::SlotFor(request, *slot);
+    TraceScope scope(span);
+    status = (typed->*method)(context, &request, response);
+  }
   if (status.ok() && metrics != nullptr) metrics->Decided(request, *response);
+  if (span != nullptr) {
+    if (status.ok()) SetAnswer(*span, request, *response);
+    SetStatus(*span, status);
+  }
   return status;
 }
 
@@ -91,7 +122,7 @@ class ToolCallStreamReactor final
     : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
   ToolCallStreamReactor(ToolGateService* typed, ServerMetrics* metrics,
-                        CallStreams* streams,
+                        CallStreams* streams, trace::Tracer* tracer,
                         grpc::CallbackServerContext* context,
                         v1::ValidateToolCallResponse* response)
       : typed_(typed),
@@ -100,7 +131,8 @@ class ToolCallStreamReactor final
         context_(context),
         response_(response),
         start_(metrics != nullptr ? std::chrono::steady_clock::now()
-                                  : std::chrono::steady_clock::time_point()) {
+                                  : std::chrono::steady_clock::time_point()),
+        trace_(StartTrace(tracer, *context, "ValidateToolCallStream")) {
     if (!streams_->TryOpen()) {
       Done(grpc::Status(
           grpc::StatusCode::RESOURCE_EXHAUSTED,
@@ -135,6 +167,7 @@ class ToolCallStreamReactor final
 
  private:
   void Decide() {
+    TraceScope scope(Recording(trace_));
     Done(typed_->ValidateToolCallStream(context_, stream_.get(), response_));
   }
   void Done(const grpc::Status& status) {
@@ -144,6 +177,11 @@ class ToolCallStreamReactor final
       const std::chrono::duration<double> took =
           std::chrono::steady_clock::now() - start_;
       metrics_->Finished(slot, status, took.count(), input_bytes_);
+    }
+    if (trace::RequestTrace* span = Recording(trace_)) {
+      if (status.ok()) SetAnswer(*span, stream_->header(), *response_);
+      SetStatus(*span, status);
+      span->End();
     }
     Release();  // The answer is made: nothing of the stream is needed.
     Finish(status);
@@ -171,6 +209,7 @@ class ToolCallStreamReactor final
   int64_t held_ = 0;  // What this call counts in streams_->held_bytes().
   grpc::ByteBuffer bytes_;
   size_t input_bytes_ = 0;
+  std::optional<trace::RequestTrace> trace_;
 };
 
 }  // namespace
@@ -186,14 +225,16 @@ void RawToolGateService::AddToolCallStream() {
   ToolGateService* typed = typed_;
   ServerMetrics* metrics = metrics_;
   CallStreams* streams = streams_;
+  trace::Tracer* tracer = tracer_;
   MarkMethodCallback(
       static_cast<int>(methods_.size() - 1),
       new grpc::internal::CallbackClientStreamingHandler<
           grpc::ByteBuffer, v1::ValidateToolCallResponse>(
-          [typed, metrics, streams](grpc::CallbackServerContext* context,
-                                    v1::ValidateToolCallResponse* response) {
-            return new ToolCallStreamReactor(typed, metrics, streams, context,
-                                             response);
+          [typed, metrics, streams, tracer](
+              grpc::CallbackServerContext* context,
+              v1::ValidateToolCallResponse* response) {
+            return new ToolCallStreamReactor(typed, metrics, streams, tracer,
+                                             context, response);
           }));
 }
 
@@ -210,11 +251,12 @@ void RawToolGateService::Add(
       paths_.back().c_str(), grpc::internal::RpcMethod::NORMAL_RPC, nullptr));
   ToolGateService* typed = typed_;
   ServerMetrics* metrics = metrics_;
+  trace::Tracer* tracer = tracer_;
   const int slot = ServerMetrics::RpcSlot(name);
   MarkMethodCallback(
       static_cast<int>(methods_.size() - 1),
       new grpc::internal::CallbackUnaryHandler<grpc::ByteBuffer, Response>(
-          [typed, method, metrics, slot, waits](
+          [typed, method, metrics, tracer, name, slot, waits](
               grpc::CallbackServerContext* context,
               const grpc::ByteBuffer* bytes,
               Response* response) -> grpc::ServerUnaryReactor* {
@@ -222,11 +264,12 @@ void RawToolGateService::Add(
             const auto start = metrics != nullptr
                                    ? std::chrono::steady_clock::now()
                                    : std::chrono::steady_clock::time_point();
-            auto handle = [typed, method, metrics, slot, context, bytes,
-                           response, start] {
+            auto handle = [typed, method, metrics, tracer, name, slot,
+                           context, bytes, response, start] {
               int counted = slot;  // The gateway's calls: "mcp.stdio".
-              grpc::Status status = Serve<Request>(
-                  typed, method, context, *bytes, response, metrics, &counted);
+              grpc::Status status =
+                  Serve<Request>(typed, method, context, *bytes, response,
+                                 metrics, tracer, name, &counted);
               if (metrics != nullptr) {
                 const std::chrono::duration<double> took =
                     std::chrono::steady_clock::now() - start;
@@ -244,9 +287,11 @@ void RawToolGateService::Add(
 
 RawToolGateService::RawToolGateService(ToolGateService* typed,
                                        ServerMetrics* metrics,
-                                       CallStreams* streams)
+                                       CallStreams* streams,
+                                       trace::Tracer* tracer)
     : typed_(typed),
       metrics_(metrics),
+      tracer_(tracer),
       own_streams_(streams != nullptr ? nullptr
                                       : std::make_unique<CallStreams>(
                                             kDefaultMaxCallStreams)),

@@ -50,6 +50,7 @@
 
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/impl/service_type.h"
+#include "core/trace/tracer.h"
 #include "server/call_streams.h"
 #include "server/metrics.h"
 #include "server/service.h"
@@ -73,9 +74,11 @@ class RawToolGateService final : public grpc::Service {
   // else it must outlive the service too). `streams` caps and counts the
   // open ValidateToolCallStream calls (must outlive the service; null: the
   // service's own, with kDefaultMaxCallStreams).
+  // `tracer` (may be null: tracing off) gets a server span per call.
   explicit RawToolGateService(ToolGateService* typed,
                               ServerMetrics* metrics = nullptr,
-                              CallStreams* streams = nullptr);
+                              CallStreams* streams = nullptr,
+                              trace::Tracer* tracer = nullptr);
 
   // The RPC names registered ("CreateSnapshot", ...), in proto order.
   const std::vector<std::string>& methods() const { return methods_; }
@@ -92,6 +95,7 @@ class RawToolGateService final : public grpc::Service {
 
   ToolGateService* const typed_;
   ServerMetrics* const metrics_;
+  trace::Tracer* const tracer_;
   std::unique_ptr<CallStreams> own_streams_;  // When none was given.
   CallStreams* const streams_;
   std::vector<std::string> methods_;

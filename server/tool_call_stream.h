@@ -56,6 +56,8 @@ class ToolCallStream {
 
   // The header's run, for metrics ("" before the first message).
   const std::string& run_id() const { return header_.run_id(); }
+  // The header fields (no events), for the call's span.
+  const v1::ToolCallStreamRequest& header() const { return header_; }
 
   // About the bytes this call holds between messages: the header, the
   // assembled content (measured again every 64 KiB of events, counted as

@@ -22,6 +22,7 @@
 #define TOOLGATE_CORE_MESH_TOOL_RESPONSE_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -37,6 +38,21 @@ namespace mesh {
 absl::StatusOr<Json> FindToolResponse(absl::string_view content_type,
                                       absl::string_view body, const Json& id,
                                       const JsonLimits& limits);
+
+// The responses to a batch's requests: `out[k]` answers `ids[k]` (the ids
+// of the batch's messages that expect an answer). application/json holds
+// an array of responses, or the one response when one id is expected (the
+// MCP TypeScript SDK's server answers a batch holding one request so);
+// text/event-stream holds one message per event: the responses and
+// notifications between them. Every response is exactly jsonrpc, id and
+// one of result and error. Each id is answered exactly once, and ids
+// compare as JSON values (1 and "1" differ): a missing id is no_response;
+// a response to an id the batch did not send, a second one to the same
+// id, a server request, a notification in a JSON answer or anything else
+// is unexpected_message. Content type, size and SSE as FindToolResponse.
+absl::StatusOr<std::vector<Json>> FindBatchResponses(
+    absl::string_view content_type, absl::string_view body,
+    const std::vector<Json>& ids, const JsonLimits& limits);
 
 // The canonical JSON of the response's `result`; INVALID_ARGUMENT
 // "tool_error ..." for an error answer or one without a result.

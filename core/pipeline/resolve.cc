@@ -6,6 +6,23 @@
 namespace toolgate {
 namespace pipeline {
 
+namespace {
+
+// The run's attributes on the server span: ids, the model and the tenant
+// (run context a caller set), never the token.
+void TraceTarget(const Target& target, trace::RequestTrace& trace) {
+  trace.Set("toolgate.snapshot_id", target.snapshot->id());
+  if (target.run == nullptr) return;
+  trace.Set("toolgate.run_id", target.run->id());
+  trace.Set("gen_ai.request.model", target.run->model());
+  auto tenant = target.run->context().find(kTenantContextKey);
+  trace.Set("toolgate.tenant", tenant == target.run->context().end()
+                                   ? std::string()
+                                   : tenant->second);
+}
+
+}  // namespace
+
 absl::Status Resolve(CallContext& call) {
   const ValidateCallRequest& request = call.request;
   if (request.kind == OutputKind::kUnset) {
@@ -23,6 +40,7 @@ absl::Status Resolve(CallContext& call) {
   if (!target.ok()) return target.status();
   call.target = *std::move(target);
   call.response.snapshot_id = call.target.snapshot->id();
+  if (request.trace != nullptr) TraceTarget(call.target, *request.trace);
   absl::StatusOr<std::string> audit_id = call.services.audit.NewId();
   if (!audit_id.ok()) return audit_id.status();
   call.response.audit_id = *std::move(audit_id);

@@ -39,6 +39,7 @@
 
 #include "absl/strings/string_view.h"
 #include "core/json/strict_json.h"
+#include "core/stream/stop_signal.h"
 
 namespace toolgate {
 namespace stream {
@@ -63,8 +64,7 @@ std::string SourceName(Format format);
 std::optional<Format> ParseFormat(absl::string_view name);
 
 // Stable codes of a refused stream.
-inline constexpr absl::string_view kTruncatedOutput = "truncated_output";
-inline constexpr absl::string_view kStreamError = "stream_error";
+// (truncated_output and stream_error: stop_signal.h.)
 inline constexpr absl::string_view kTruncatedStream = "truncated_stream";
 inline constexpr absl::string_view kMalformedStream = "malformed_stream";
 inline constexpr absl::string_view kInputTooLarge = "input_too_large";
