@@ -1,13 +1,15 @@
 // One MCP session through the stdio gateway: what happens to each line the
 // host or the server sends (toolgatectl mcp-proxy; docs/gateway.md).
 //
-//   host -> server  tools/call: decided by the sidecar first (Sidecar::
-//                   DecideCall); ALLOW forwards it with the validated
-//                   arguments, anything else answers the host with an
-//                   error and the server never sees it. Everything else is
-//                   forwarded byte for byte.
-//   server -> host  the answer to a forwarded tools/call is checked
-//                   (Sidecar::CheckResult) before the host reads it;
+//   host -> server  tools/call: decided by the MCP path (core/mesh's
+//                   McpGate, the one Envoy's hook runs) over the sidecar
+//                   (Sidecar::DecideCall); ALLOW forwards the message as
+//                   decided (canonical JSON), anything else answers the
+//                   host with the path's error and the server never sees
+//                   it. Everything else is forwarded byte for byte.
+//   server -> host  the answer to a forwarded tools/call is checked by the
+//                   same path (Sidecar::CheckResult) before the host reads
+//                   it;
 //                   tools/list answers are compared with the pinned tools
 //                   (rug pulls); an answer to a request the server never
 //                   got is dropped. Everything else byte for byte.

@@ -135,25 +135,14 @@ void Session::Forward(const Json& id, const std::string& id_key,
 
 void Session::CheckResult(const Outstanding& call, const mesh::StdioMessage& m,
                           const Json& message, absl::string_view line) {
-  if (!m.has_result) {
-    // An error's text would reach the model unchecked: only its code goes.
-    mesh::RpcError e = mesh::DeniedError(
-        "tool_error", "the tool server answered with an error (withheld)");
-    e.data["tool"] = call.tool;
-    e.data["server_code"] = message["error"]["code"];
-    sink_->ToHost(ErrorLine(m.id, e));
-    return;
-  }
-  const bool exact = message.size() == 3;  // jsonrpc, id, result.
   const Sidecar* sidecar = sidecar_;
   const size_t held = line.size();
   checking_bytes_ += held;
   const bool posted = executor_->Post(
-      [this, sidecar, run = call.run, tool = call.tool, id = m.id,
-       id_key = m.id_key, result = message["result"], line = std::string(line),
-       exact, held]() -> Executor::Completion {
+      [this, sidecar, run = call.run, tool = call.tool, id_key = m.id_key,
+       message, line = std::string(line), held]() -> Executor::Completion {
         std::string answer =
-            sidecar->CheckResult(run, tool, id, id_key, result, line, exact);
+            sidecar->CheckResult(run, tool, message, id_key, line);
         return [this, answer = std::move(answer), held] {
           checking_bytes_ -= held;
           sink_->ToHost(answer);

@@ -14,59 +14,82 @@ namespace {
 
 // Past this many tools a refused manifest is not probed tool by tool.
 constexpr size_t kMaxProbedTools = 256;
-// Arguments the sidecar validated are at most its own input limit; this
-// only bounds the read of its answer.
-constexpr size_t kMaxArgumentsBytes = size_t{64} << 20;
+// The audit record's source of the gateway's decisions (and metrics'
+// rpc label, which the sidecar reads from mcp_request_id).
+constexpr char kSource[] = "mcp.stdio";
 
 const std::string& NameOf(const Json& tool) {
   return tool["name"].get_ref<const std::string&>();
 }
 
-// The approval a refused answer waits for: NEEDS_APPROVAL's new one, or
-// the remembered one the sidecar says is still pending.
-std::string PendingApproval(const v1::ValidateToolCallResponse& r,
+// The approval a refused call waits for: NEEDS_APPROVAL's new one, or the
+// remembered one the sidecar says is still pending.
+std::string PendingApproval(const mesh::McpDecision& d,
                             const std::string& remembered) {
-  if (r.decision() == v1::DECISION_NEEDS_APPROVAL) return r.approval_id();
-  if (!remembered.empty() && r.decision() == v1::DECISION_REJECT &&
-      r.violations_size() == 1 &&
-      r.violations(0).code() == "approval_pending") {
+  if (!d.decided.has_value()) return "";
+  const ValidateCallResponse& r = *d.decided;
+  if (r.decision == Decision::kNeedsApproval) return r.approval_id;
+  if (!remembered.empty() && r.decision == Decision::kReject &&
+      r.violations.size() == 1 && r.violations[0].code == "approval_pending") {
     return remembered;
   }
   return "";
 }
 
-std::string NeedsApprovalLine(const Json& id, v1::ValidateToolCallResponse r,
+// A call still waiting for its remembered approval is told so as
+// NEEDS_APPROVAL (with that approval), not as a REJECT it cannot fix.
+std::string NeedsApprovalLine(const Json& id, ValidateCallResponse r,
                               const std::string& approval_id) {
-  r.set_decision(v1::DECISION_NEEDS_APPROVAL);
-  r.set_approval_id(approval_id);
-  if (r.message().empty()) {
-    r.set_message(
+  r.decision = Decision::kNeedsApproval;
+  r.approval_id = approval_id;
+  r.violations.clear();
+  if (r.message.empty()) {
+    r.message =
         "an operator must approve this call (toolgatectl approvals decide); "
-        "then send the same call again");
+        "then send the same call again";
   }
-  return ErrorLine(id, DecisionError(r));
+  return ErrorLine(id, mesh::ErrorForDecision(r));
 }
 
-// The request the server gets: the host's, with the arguments toolgate
-// validated (canonical) in place of the ones it sent.
-// An ALLOW for anything but this one call is no ALLOW for it.
-absl::StatusOr<std::string> ForwardLine(const Json& id, const Json& params,
-                                        const v1::ValidateToolCallResponse& r) {
-  const std::string& tool = NameOf(params);
-  if (r.calls_size() != 1 || r.calls(0).name() != tool) {
-    return absl::InternalError("the sidecar allowed another call than asked");
+// The result the host gets instead of an INVALID one: isError true, a
+// text naming the tool and the violations (codes and pointers, never the
+// tool's content), and the path's error data under
+// _meta["dev.toolgate/output"].
+std::string WithheldResultLine(const Json& id, absl::string_view tool,
+                               const mesh::RpcError& error) {
+  std::string text = absl::StrCat("toolgate withheld the answer of tool \"",
+                                  tool, "\": it failed validation (");
+  bool first = true;
+  auto violations = error.data.find("violations");
+  if (violations != error.data.end() && violations->is_array()) {
+    for (const Json& v : *violations) {
+      const std::string code = v.value("code", "");
+      const std::string pointer = v.value("pointer", "");
+      absl::StrAppend(&text, first ? "" : "; ", code,
+                      pointer.empty() ? "" : " at ", pointer);
+      first = false;
+    }
   }
-  absl::StatusOr<Json> arguments =
-      ParseStrictJson(r.calls(0).arguments_json(), {kMaxArgumentsBytes, 1024});
-  if (!arguments.ok() || !arguments->is_object()) {
-    return absl::InternalError("the sidecar's arguments_json is unreadable");
+  absl::StrAppend(&text, first ? "no violation listed" : "", ").");
+  if (error.data.value("read_only", false)) {
+    absl::StrAppend(&text, " The run is now read-only: write and "
+                           "destructive tools are refused.");
   }
-  Json forwarded = params;
-  forwarded["arguments"] = *std::move(arguments);
-  return CanonicalJson({{"jsonrpc", "2.0"},
-                        {"id", id},
-                        {"method", "tools/call"},
-                        {"params", std::move(forwarded)}});
+  Json result = {
+      {"content", Json::array({{{"type", "text"}, {"text", text}}})},
+      {"isError", true},
+      {"_meta", {{"dev.toolgate/output", error.data}}}};
+  return CanonicalJson({{"jsonrpc", "2.0"}, {"id", id}, {"result", result}});
+}
+
+// The path's answer to one message as the line the host gets. A deny of a
+// message toolgate could not read at all carries no id; the host's
+// request still gets its answer, under its own id.
+std::string AnswerLine(const Json& id, Json answer) {
+  if (answer.is_object() && answer.contains("id") && answer["id"].is_null()) {
+    answer["id"] = id;
+  }
+  return CanonicalJson(answer);
 }
 
 }  // namespace
@@ -75,7 +98,9 @@ Sidecar::Sidecar(const client::ToolGateClient* client, SidecarOptions options,
                  const std::atomic<bool>* stopping)
     : client_(client),
       options_(std::move(options)),
-      stopping_(stopping) {}
+      stopping_(stopping),
+      decider_(std::make_unique<GrpcDecider>(client)),
+      gate_(decider_.get(), mesh::McpLimits()) {}
 
 absl::StatusOr<RunRef> Sidecar::CreateAndOpen(
     const std::vector<Json>& tools) const {
@@ -164,19 +189,17 @@ void Sidecar::CloseRun(const RunRef& run) const {
   (void)client_->CloseRun(close);  // Best effort: the run expires anyway.
 }
 
-v1::ValidateToolCallResponse Sidecar::ValidateOnce(
-    const RunRef& run, const std::string& id_key, const std::string& native,
-    const std::string& approval_id, absl::Status* status) const {
-  v1::ValidateToolCallRequest request;
-  request.set_run_id(run.run_id);
-  request.set_run_token(run.run_token);
-  request.set_native_json(native);
-  request.set_approval_id(approval_id);
-  request.set_mcp_request_id(id_key);
-  absl::StatusOr<v1::ValidateToolCallResponse> r =
-      client_->ValidateToolCall(request);
-  *status = r.status();
-  return r.ok() ? *std::move(r) : v1::ValidateToolCallResponse();
+mesh::McpDecision Sidecar::DecideOnce(const RunRef& run,
+                                      const mesh::McpRequest& call,
+                                      const std::string& id_key,
+                                      const std::string& approval_id) const {
+  mesh::McpAsk ask;
+  ask.run_id = run.run_id;
+  ask.run_token = run.run_token;
+  ask.approval_id = approval_id;
+  ask.source = kSource;
+  ask.mcp_request_id = id_key;
+  return gate_.Decide(ask, call);
 }
 
 bool Sidecar::AwaitDecided(const RunRef& run,
@@ -218,69 +241,63 @@ void Sidecar::PrintApprovalHint(absl::string_view tool,
 CallVerdict Sidecar::DecideCall(const RunRef& run, const Json& id,
                                 const std::string& id_key, const Json& params,
                                 const std::string& approval_id) const {
-  const std::string native = CanonicalJson(params);
-  const std::string& tool = NameOf(params);
+  const Json message = {
+      {"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"},
+      {"params", params}};
+  const mesh::McpRequest call = gate_.ReadMessage(message);
   CallVerdict v;
-  absl::Status status;
-  v1::ValidateToolCallResponse r =
-      ValidateOnce(run, id_key, native, approval_id, &status);
-  std::string pending = PendingApproval(r, approval_id);
-  if (status.ok() && !pending.empty()) {
-    PrintApprovalHint(tool, id_key, pending);
+  mesh::McpDecision d = DecideOnce(run, call, id_key, approval_id);
+  std::string pending = PendingApproval(d, approval_id);
+  if (!pending.empty()) {
+    PrintApprovalHint(NameOf(params), id_key, pending);
     if (options_.await_approval > absl::ZeroDuration() &&
         AwaitDecided(run, pending)) {
-      r = ValidateOnce(run, id_key, native, pending, &status);
-      pending = PendingApproval(r, pending);
+      d = DecideOnce(run, call, id_key, pending);
+      pending = PendingApproval(d, pending);
       v.approval_done = pending.empty();
     }
-  } else if (!approval_id.empty()) {
-    v.approval_done = true;
+  } else if (!approval_id.empty() && d.decided.has_value()) {
+    v.approval_done = true;  // Used, or no longer usable.
   }
-  if (!status.ok()) {
-    v.line = ErrorLine(id, StatusError(status));
+  if (d.allowed) {
+    // Decided as sent (the path checked the engine's calls are the ones
+    // in the message): the server gets the message, canonical.
+    v.forward = true;
+    v.line = CanonicalJson(message);
     return v;
   }
   if (!pending.empty()) {
     v.pending_approval = pending;
-    v.line = NeedsApprovalLine(id, r, pending);
+    v.line = NeedsApprovalLine(id, *d.decided, pending);
     return v;
   }
-  if (client::GateResult(absl::OkStatus(), r).allowed()) {
-    absl::StatusOr<std::string> forward = ForwardLine(id, params, r);
-    v.forward = forward.ok();
-    v.line = forward.ok() ? *std::move(forward)
-                          : ErrorLine(id, mesh::UnavailableError(
-                                              forward.status().message()));
-    return v;
-  }
-  v.line = ErrorLine(id, DecisionError(r));
+  v.line = AnswerLine(id, std::move(d.answer));
   return v;
 }
 
 std::string Sidecar::CheckResult(const RunRef& run, absl::string_view tool,
-                                 const Json& id, const std::string& id_key,
-                                 const Json& result, absl::string_view line,
-                                 bool exact) const {
-  v1::ValidateToolOutputRequest request;
-  request.set_run_id(run.run_id);
-  request.set_run_token(run.run_token);
-  request.set_tool_name(std::string(tool));
-  request.set_content_type("application/json");
-  request.set_http_status(-1);
-  request.set_body(CanonicalJson(result));
-  request.set_mode(v1::OUTPUT_MODE_FAIL_CLOSED);
-  request.set_mcp_request_id(id_key);
-  absl::StatusOr<v1::ValidateToolOutputResponse> r =
-      client_->ValidateToolOutput(request);
-  if (!r.ok()) return ErrorLine(id, StatusError(r.status()));
-  if (client::ToolOutputResult(absl::OkStatus(), *r).valid()) {
-    if (exact) return std::string(line);
-    return CanonicalJson({{"jsonrpc", "2.0"}, {"id", id}, {"result", result}});
+                                 const Json& response,
+                                 const std::string& id_key,
+                                 absl::string_view line) const {
+  mesh::AnswerAsk ask;
+  ask.run_id = run.run_id;
+  ask.run_token = run.run_token;
+  ask.source = kSource;
+  ask.mcp_request_id = id_key;
+  mesh::ResultCheck check = gate_.CheckResult(ask, tool, response);
+  const Json& id = response["id"];
+  if (check.valid) return std::string(line);
+  mesh::RpcError error = check.error.has_value()
+                             ? *std::move(check.error)
+                             : mesh::UnavailableError("no verdict");
+  if (check.label == "INVALID") return WithheldResultLine(id, tool, error);
+  if (error.data.value("reason", "") == "tool_error") {
+    // An error's text would reach the model unchecked: only its code goes.
+    error.data["tool"] = std::string(tool);
+    auto e = response.find("error");
+    if (e != response.end()) error.data["server_code"] = (*e)["code"];
   }
-  if (r->verdict() == v1::OUTPUT_VERDICT_INVALID) {
-    return WithheldResultLine(id, tool, *r);
-  }
-  return ErrorLine(id, mesh::UnavailableError("the sidecar gave no verdict"));
+  return ErrorLine(id, error);
 }
 
 }  // namespace mcp_proxy

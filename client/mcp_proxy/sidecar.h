@@ -7,12 +7,16 @@
 //                 mcp_manifest.h) + OpenRun (--tenant as context "tenant",
 //                 --model). Tools the sidecar refuses (a schema it cannot
 //                 compile, a name it refuses) are left out and named.
-//   DecideCall    ValidateToolCall with the tools/call params as
-//                 native_json (MCP params, source mcp_call) in the run;
-//                 NEEDS_APPROVAL with --await-approval: AwaitApproval, then
-//                 ValidateToolCall again with the approval.
-//   CheckResult   ValidateToolOutput of the tools/call's result (an MCP
-//                 CallToolResult, http_status -1).
+//   DecideCall    the MCP decision path (core/mesh/mcp_gate.h), the same
+//                 one Envoy's ext_authz runs, over a GrpcDecider: the host's
+//                 tools/call message is read (ReadMessage) and decided in
+//                 the run (ValidateToolCall, MCP params as sent); the
+//                 path's answer is the JSON-RPC error of a deny. On top,
+//                 what only stdio has: NEEDS_APPROVAL with --await-approval
+//                 waits (AwaitApproval) and decides again with the approval.
+//   CheckResult   the path's CheckResult of the server's response (an MCP
+//                 CallToolResult, ValidateToolOutput fail-closed); INVALID
+//                 becomes an isError tool result for the host.
 // Each carries the MCP request id (mcp_request_id) for the audit record.
 // Every answer that is not a clear ALLOW / VALID, and every failed RPC,
 // becomes a refusal: never a forwarded call or an unchecked result.
@@ -29,8 +33,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "client/mcp_proxy/grpc_decider.h"
 #include "client/toolgate_client.h"
 #include "core/json/strict_json.h"
+#include "core/mesh/mcp_gate.h"
 #include "core/mesh/mcp_manifest.h"
 
 namespace toolgate {
@@ -62,8 +68,8 @@ struct SidecarOptions {
 // What becomes of one tools/call.
 struct CallVerdict {
   bool forward = false;
-  // forward: the request for the server (canonical arguments); else the
-  // error response for the host.
+  // forward: the request for the server (canonical JSON, the arguments as
+  // decided); else the error response for the host.
   std::string line;
   // The approval the call waits for: remember it for the same call.
   std::string pending_approval;
@@ -89,22 +95,21 @@ class Sidecar {
                          const std::string& id_key, const Json& params,
                          const std::string& approval_id) const;
 
-  // The line the host gets for the server's answer to a forwarded call:
-  // `line` itself when VALID and `exact` (the message held only jsonrpc,
-  // id and result), the same message re-serialized when VALID otherwise,
-  // a withheld (isError) result when INVALID, an error when the sidecar
-  // could not decide.
+  // The line the host gets for `response`, the server's answer (a
+  // classified JSON-RPC response, `line` its bytes) to a forwarded call:
+  // `line` itself when VALID, a withheld (isError) result when INVALID,
+  // the path's error otherwise (tool_error for an error answer, with the
+  // server's code; -32042/-32044 when the sidecar could not decide).
   std::string CheckResult(const RunRef& run, absl::string_view tool,
-                          const Json& id, const std::string& id_key,
-                          const Json& result, absl::string_view line,
-                          bool exact) const;
+                          const Json& response, const std::string& id_key,
+                          absl::string_view line) const;
 
  private:
+  mesh::McpDecision DecideOnce(const RunRef& run, const mesh::McpRequest& call,
+                               const std::string& id_key,
+                               const std::string& approval_id) const;
   absl::StatusOr<RunRef> CreateAndOpen(const std::vector<Json>& tools) const;
   std::vector<std::string> Unpinnable(const std::vector<Json>& tools) const;
-  v1::ValidateToolCallResponse ValidateOnce(
-      const RunRef& run, const std::string& id_key, const std::string& native,
-      const std::string& approval_id, absl::Status* status) const;
   // AwaitApproval until decided, expired, --await-approval or stopping.
   bool AwaitDecided(const RunRef& run, const std::string& approval_id) const;
   void PrintApprovalHint(absl::string_view tool, const std::string& id_key,
@@ -113,6 +118,10 @@ class Sidecar {
   const client::ToolGateClient* client_;
   SidecarOptions options_;
   const std::atomic<bool>* stopping_;
+  // The decider holds no state of its own: the gate's const calls may
+  // share it between threads.
+  std::unique_ptr<GrpcDecider> decider_;
+  mesh::McpGate gate_;
 };
 
 }  // namespace mcp_proxy
