@@ -41,8 +41,8 @@ class Recorder : public Sink {
   void ToServer(absl::string_view line, bool) override {
     server.emplace_back(line);
   }
-  void Log(absl::string_view) override {}
-  std::vector<std::string> host, server;
+  void Log(absl::string_view text) override { logs.emplace_back(text); }
+  std::vector<std::string> host, server, logs;
 };
 
 class InlineExecutor : public Executor {
@@ -101,12 +101,14 @@ class GatewayTableTest : public ::testing::Test {
                                          &out_);
     session_->FromHost(
         R"({"jsonrpc":"2.0","id":"init","method":"initialize","params":{}})");
-    session_->FromServer(R"({"jsonrpc":"2.0","id":"init","result":{}})");
+    session_->FromServer(
+        R"({"jsonrpc":"2.0","id":"init","result":{"capabilities":{"tools":{}}}})");
     session_->FromHost(
         R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
     session_->FromServer(std::string(R"({"jsonrpc":"2.0","id":")") + kPrefix +
                          R"(-1","result":{"tools":)" + McpTools() + "}}");
-    ASSERT_TRUE(session_->run().has_value());
+    ASSERT_TRUE(session_->run().has_value())
+        << (out_.logs.empty() ? "" : out_.logs.back());
     out_.host.clear();
     out_.server.clear();
   }
@@ -132,6 +134,10 @@ TEST_F(GatewayTableTest, RequestCases) {
       ASSERT_EQ(out_.server.size(), 1u);
       // Forwarded as decided: the host's message, canonical.
       EXPECT_EQ(out_.server[0], CanonicalJson(*ParseStrictJson(c.body)));
+      // Its answer, so that the id is free for the next case.
+      const std::string id = CanonicalJson((*ParseStrictJson(c.body))["id"]);
+      session_->FromServer(mesh::testing::msg::Result(
+          id, mesh::testing::msg::kGood));
     } else {
       EXPECT_TRUE(out_.server.empty());
       ASSERT_EQ(out_.host.size(), 1u);
