@@ -8,6 +8,9 @@
 // RESOURCE_EXHAUSTED before any of its messages is read, as AwaitApproval
 // is past its waits.
 //
+// The same class caps Envoy's ext_proc Process streams
+// (--max_ext_proc_streams), with an instance of its own.
+//
 // Thread-safety: every method may be called concurrently (atomics only).
 #ifndef TOOLGATE_SERVER_CALL_STREAMS_H_
 #define TOOLGATE_SERVER_CALL_STREAMS_H_
@@ -21,6 +24,9 @@ namespace server {
 // What one stream can hold at the default limits is a few MB (docs in
 // options.h, --max_call_streams): this many stay well under 1 GB.
 inline constexpr int kDefaultMaxCallStreams = 64;
+// Envoy opens one ext_proc stream per request in flight; each holds at
+// most two bodies of --max_input_bytes and 16 KiB of headers.
+inline constexpr int kDefaultMaxExtProcStreams = 1024;
 
 class CallStreams {
  public:

@@ -23,6 +23,40 @@ mesh::RpcError Fault(absl::string_view what) {
   return mesh::DeniedError("stream_fault", what);
 }
 
+// The headers a session reads, and the bytes of them it keeps at most: a
+// stream holds these, never the rest of a header map (a map of ~1.8 MB
+// fits in one gRPC message, and every open stream would keep two).
+constexpr absl::string_view kReadHeaders[] = {
+    ":method",       ":status",       "content-type",  "content-encoding",
+    kRunIdHeader,    kSnapshotHeader, kRunGrantHeader, kToolHeader,
+    kRouteHeader,    kDeniedHeader,
+};
+constexpr size_t kMaxKeptHeaderBytes = 16 * 1024;
+
+// AddHeaders, of the headers a session reads only; false when what is
+// kept would pass kMaxKeptHeaderBytes.
+bool KeepReadHeaders(const envoy::config::core::v3::HeaderMap& map,
+                     Headers* out) {
+  envoy::config::core::v3::HeaderMap read;
+  size_t bytes = 0;
+  for (const auto& h : map.headers()) {
+    const std::string name = absl::AsciiStrToLower(h.key());
+    for (absl::string_view wanted : kReadHeaders) {
+      if (name != wanted) continue;
+      bytes += name.size() + h.value().size() + h.raw_value().size() + 1;
+      if (bytes > kMaxKeptHeaderBytes) return false;
+      *read.add_headers() = h;
+    }
+  }
+  AddHeaders(read, out);
+  return true;
+}
+
+absl::string_view HeadersTooLarge() {
+  return "the headers toolgate reads (x-toolgate-*, :method, :status, "
+         "content-type, content-encoding) hold more than 16384 bytes";
+}
+
 }  // namespace
 
 std::optional<mesh::RpcError> ExtProcSession::TooLarge(absl::string_view what,
@@ -60,7 +94,9 @@ ProcessingResponse ExtProcSession::OnRequestHeaders(
     const envoy::config::core::v3::HeaderMap& headers) {
   if (phase_ != Phase::kStart) return Reject(Fault("request headers twice"));
   phase_ = Phase::kRequest;
-  AddHeaders(headers, &request_headers_);
+  if (!KeepReadHeaders(headers, &request_headers_)) {
+    return Reject(Fault(HeadersTooLarge()));
+  }
   const std::string grant = HeaderOr(request_headers_, kRunGrantHeader);
   if (!grant.empty()) run_ = grants_->Take(grant);
   ProcessingResponse response;
@@ -111,8 +147,8 @@ ProcessingResponse ExtProcSession::OnResponseHeaders(
   if (phase_ == Phase::kStart) {
     // A local reply of an earlier filter: only toolgate's own deny passes.
     Headers h;
-    AddHeaders(headers.headers(), &h);
-    if (HeaderOr(h, kDeniedHeader) != "1") {
+    if (!KeepReadHeaders(headers.headers(), &h) ||
+        HeaderOr(h, kDeniedHeader) != "1") {
       return Reject(Fault("a response without a request"));
     }
     phase_ = Phase::kPassThrough;
@@ -122,7 +158,9 @@ ProcessingResponse ExtProcSession::OnResponseHeaders(
   }
   if (phase_ != Phase::kRequest) return Reject(Fault("response headers twice"));
   phase_ = Phase::kResponse;
-  AddHeaders(headers.headers(), &response_headers_);
+  if (!KeepReadHeaders(headers.headers(), &response_headers_)) {
+    return Reject(Fault(HeadersTooLarge()));
+  }
   const bool post =
       absl::AsciiStrToUpper(HeaderOr(request_headers_, ":method")) == "POST";
   if (post && !request_body_done_) {
@@ -257,12 +295,29 @@ class ProcessReactor final
     : public grpc::ServerBidiReactor<ProcessingRequest, ProcessingResponse> {
  public:
   ProcessReactor(Engine* engine, RunGrants* grants, ServerMetrics* metrics,
-                 trace::Tracer* tracer, grpc::CallbackServerContext* context)
+                 trace::Tracer* tracer, CallStreams* streams,
+                 grpc::CallbackServerContext* context)
       : session_(engine, grants),
         metrics_(metrics),
         tracer_(tracer),
+        streams_(streams),
         context_(context) {
+    // Every open stream holds its request's body and answer: without a cap
+    // a client opening streams and leaving them open grows the server
+    // without bound. Envoy's filter fails closed on the error.
+    if (streams_ != nullptr && !streams_->TryOpen()) {
+      Finish(grpc::Status(
+          grpc::StatusCode::RESOURCE_EXHAUSTED,
+          absl::StrCat("more than ", streams_->max_open(),
+                       " ext_proc Process streams are open already "
+                       "(--max_ext_proc_streams)")));
+      return;
+    }
+    has_slot_ = streams_ != nullptr;
     StartRead(&request_);
+  }
+  ~ProcessReactor() override {
+    if (has_slot_) streams_->Close();
   }
   void OnReadDone(bool ok) override {
     if (!ok) {  // Envoy closed its side: nothing more to answer.
@@ -290,6 +345,10 @@ class ProcessReactor final
     }
     try {
       response_ = session_.Step(request_, &done_);
+      // Freed, not cleared: a cleared message keeps its strings' capacity
+      // (up to a whole gRPC message) for as long as the stream is open.
+      if (metrics_ != nullptr) input_bytes_ += request_.ByteSizeLong();
+      ProcessingRequest().Swap(&request_);
     } catch (const std::exception& e) {
       // Never a CONTINUE: the filter fails closed on a failed stream.
       failed_ = true;
@@ -298,7 +357,6 @@ class ProcessReactor final
     }
     if (metrics_ != nullptr) {
       busy_ += std::chrono::steady_clock::now() - start;
-      input_bytes_ += request_.ByteSizeLong();
     }
     StartWrite(&response_);
   }
@@ -336,6 +394,8 @@ class ProcessReactor final
   ExtProcSession session_;
   ServerMetrics* const metrics_;
   trace::Tracer* const tracer_;
+  CallStreams* const streams_;  // May be null: no cap.
+  bool has_slot_ = false;
   grpc::CallbackServerContext* const context_;
   std::optional<trace::RequestTrace> trace_;
   ProcessingRequest request_;
@@ -350,7 +410,8 @@ class ProcessReactor final
 
 grpc::ServerBidiReactor<ProcessingRequest, ProcessingResponse>*
 EnvoyExtProcService::Process(grpc::CallbackServerContext* context) {
-  return new ProcessReactor(engine_, grants_, metrics_, tracer_, context);
+  return new ProcessReactor(engine_, grants_, metrics_, tracer_, streams_,
+                            context);
 }
 
 }  // namespace server

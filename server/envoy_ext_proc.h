@@ -21,7 +21,8 @@
 // toolgate cannot read, a request that named a run without a grant,
 // toolgate failing, and every stream fault (a body before its headers, a
 // response before its request, a request body never sent for a POST, a
-// tool's answer streamed in pieces). Other requests' answers (initialize,
+// tool's answer streamed in pieces, headers toolgate reads holding more
+// than 16 KiB). Only the headers it reads are kept. Other requests' answers (initialize,
 // tools/list, ...) continue unchecked. x-toolgate-run-grant and
 // x-toolgate-route are removed before the request goes upstream.
 //
@@ -53,6 +54,7 @@
 #include "core/mesh/engine_decider.h"
 #include "core/mesh/mcp_gate.h"
 #include "envoy/service/ext_proc/v3/external_processor.grpc.pb.h"
+#include "server/call_streams.h"
 #include "server/envoy_common.h"
 #include "server/mesh_grants.h"
 #include "server/metrics.h"
@@ -120,10 +122,18 @@ class EnvoyExtProcService final
  public:
   // No pointer is owned; all must outlive the service. `metrics` may be
   // null (nothing counted, nothing timed).
+  // `streams` (may be null: no cap) caps the Process streams open at once
+  // (--max_ext_proc_streams): past it a stream is RESOURCE_EXHAUSTED before
+  // any message is read.
   EnvoyExtProcService(Engine* engine, RunGrants* grants,
                       ServerMetrics* metrics = nullptr,
-                      trace::Tracer* tracer = nullptr)
-      : engine_(engine), grants_(grants), metrics_(metrics), tracer_(tracer) {}
+                      trace::Tracer* tracer = nullptr,
+                      CallStreams* streams = nullptr)
+      : engine_(engine),
+        grants_(grants),
+        metrics_(metrics),
+        tracer_(tracer),
+        streams_(streams) {}
 
   grpc::ServerBidiReactor<envoy::service::ext_proc::v3::ProcessingRequest,
                           envoy::service::ext_proc::v3::ProcessingResponse>*
@@ -134,6 +144,7 @@ class EnvoyExtProcService final
   RunGrants* const grants_;
   ServerMetrics* const metrics_;
   trace::Tracer* const tracer_;  // May be null: tracing off.
+  CallStreams* const streams_;   // May be null: no cap.
 };
 
 }  // namespace server

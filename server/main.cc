@@ -256,8 +256,9 @@ int Serve(const ServerOptions &options) {
   RunGrants mesh_grants;
   EnvoyAuthzService envoy_authz(&engine, &mesh_grants, metrics.get(),
                                 tracer->get());
+  CallStreams ext_proc_streams(options.max_ext_proc_streams);
   EnvoyExtProcService envoy_ext_proc(&engine, &mesh_grants, metrics.get(),
-                                     tracer->get());
+                                     tracer->get(), &ext_proc_streams);
   std::unique_ptr<grpc::Server> server = Start(
       options, *credentials, &service, {&envoy_authz, &envoy_ext_proc});
   if (server == nullptr) return 1;

@@ -190,6 +190,9 @@ const std::map<std::string, Setter>& Setters() {
       {"max_call_streams",
        Number<int>([](ServerOptions* o) { return &o->max_call_streams; }, 1,
                    100000)},
+      {"max_ext_proc_streams",
+       Number<int>([](ServerOptions* o) { return &o->max_ext_proc_streams; },
+                   1, 100000)},
       {"shutdown_grace_seconds",
        Number<int>([](ServerOptions* o) { return &o->shutdown_grace_seconds; },
                    0, 3600)},
@@ -304,6 +307,7 @@ std::string ServerUsage() {
          "                [--result_schema_cache_bytes N] "
          "[--max_stream_events N]\n"
          "                [--schema_pool_bytes N] [--max_call_streams N]\n"
+         "                [--max_ext_proc_streams N]\n"
          "                [--request_compile_bytes N]\n"
          "                [--max_send_message_bytes N] [--audit_log PATH|-]\n"
          "                [--audit_payloads] [--audit_required]\n"

@@ -50,6 +50,12 @@ struct ServerOptions {
   // stream may hold its header, its assembled content and (with
   // --audit_payloads) its events: a few MB at the default limits.
   int max_call_streams = kDefaultMaxCallStreams;
+  // Envoy ext_proc Process streams open at once (one per HTTP request in
+  // flight through the mesh); one more is RESOURCE_EXHAUSTED before any of
+  // its messages is read (Envoy's filter fails closed). Each open stream
+  // holds at most a request body and an answer of --max_input_bytes and
+  // 16 KiB of the headers toolgate reads: ~400 MB at the defaults.
+  int max_ext_proc_streams = kDefaultMaxExtProcStreams;
   // Largest response the server sends; a bigger one fails that call with
   // RESOURCE_EXHAUSTED. 0: the larger of 4 MiB (a default client's receive
   // limit) and what the receive limit allows in (4 x max_input_bytes + 1 MiB).

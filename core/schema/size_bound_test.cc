@@ -79,7 +79,8 @@ std::vector<RefusedCase> RefusedCases() {
                     Quote("\\p{L}{300}"), "}]}"),
        "/anyOf/1/pattern"},
       {"four patterns under the pattern bound, together over the schema's",
-       absl::StrCat(R"({"properties":{)", many_patterns, "}}"), "(root)"},
+       absl::StrCat(R"({"properties":{)", many_patterns, "}}"),
+       "/properties/p2/pattern"},
       {"a large enum", absl::StrCat(R"({"enum":[)", big_enum, "]}"), "(root)"},
   };
 }
@@ -92,6 +93,61 @@ TEST(SizeBound, LargeProgramsAreRefusedWithAPointer) {
     EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(s.status().message(), HasSubstr("schema_too_complex"));
     EXPECT_THAT(s.status().message(), HasSubstr(c.pointer));
+  }
+}
+
+// A schema of many distinct patterns, each under the pattern bound, is
+// refused at the pattern that takes the patterns past the schema's bound,
+// before the rest compile: before, all compiled and the whole program was
+// refused at (root), which for 1,000 patterns (57 KB sent inline as a
+// result_schema) cost 8 CPU-seconds on every request.
+TEST(SizeBound, ManyLargePatternsStopAtTheOneThatPassesTheBound) {
+  constexpr int kPatterns = 1000;
+  auto pattern = [](int i) { return Quote(absl::StrCat("\\p{L}{16}x", i)); };
+  struct Case {
+    std::string label;
+    std::string (*one)(int i, const std::string& pattern);
+    std::string prefix, suffix;
+    std::string pointer;  // Of the third pattern (members in key order).
+  };
+  const std::vector<Case> cases = {
+      {"properties",
+       [](int i, const std::string& p) {
+         return absl::StrCat("\"p", i, "\":{\"pattern\":", p, "}");
+       },
+       R"({"properties":{)", "}}", "/properties/p10/pattern"},  // p0, p1, p10
+      {"patternProperties keys",
+       [](int, const std::string& p) { return absl::StrCat(p, ":{}"); },
+       R"({"patternProperties":{)", "}}", "/patternProperties/"},
+      {"allOf",
+       [](int, const std::string& p) {
+         return absl::StrCat("{\"pattern\":", p, "}");
+       },
+       R"({"allOf":[)", "]}", "/allOf/2/pattern"},
+      {"prefixItems",
+       [](int, const std::string& p) {
+         return absl::StrCat("{\"pattern\":", p, "}");
+       },
+       R"({"prefixItems":[)", "]}", "/prefixItems/2/pattern"},
+      {"anyOf",
+       [](int, const std::string& p) {
+         return absl::StrCat("{\"pattern\":", p, "}");
+       },
+       R"({"anyOf":[)", "]}", "/anyOf/2/pattern"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.label);
+    std::string text = c.prefix;
+    for (int i = 0; i < kPatterns; ++i) {
+      absl::StrAppend(&text, i ? "," : "", c.one(i, pattern(i)));
+    }
+    absl::StrAppend(&text, c.suffix);
+    auto s = Schema::Compile(Json::parse(text));
+    ASSERT_FALSE(s.ok());
+    EXPECT_THAT(s.status().message(), HasSubstr("schema_too_complex"));
+    EXPECT_THAT(s.status().message(), HasSubstr("max_compiled_bytes"));
+    EXPECT_THAT(s.status().message(), HasSubstr(c.pointer));
+    EXPECT_THAT(s.status().message(), ::testing::Not(HasSubstr("(root)")));
   }
 }
 

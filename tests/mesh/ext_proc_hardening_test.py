@@ -362,6 +362,107 @@ class Flood(Base):
             self.assert_refused(reply, -32042, "body_too_large", http=413)
 
 
+class OpenStreams(Base):
+    """Item 7/8 (a variant): what many ext_proc streams left open hold.
+    Process streams are capped (--max_ext_proc_streams) and each keeps only
+    the headers toolgate reads (16 KiB at most), never a whole header map:
+    before, 300 idle streams, each sent one 1.7 MB header, held 640 MB."""
+
+    CAP = 32
+    FLAGS = ("--max_ext_proc_streams=%d" % CAP,)
+
+    def rss_kib(self):
+        with open("/proc/%d/status" % self.server.proc.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        raise AssertionError("no VmRSS")
+
+    def test_streams_past_the_cap_are_refused_until_one_ends(self):
+        streams = [h.ExtProcStream(self.server.ext_proc)
+                   for _ in range(self.CAP)]
+        try:
+            for s in streams:  # Each open and answered: it holds a slot.
+                self.assertTrue(s.request_headers(
+                    {":method": "POST"}).HasField("request_headers"))
+            for label in ["one more", "and another"]:
+                with self.subTest(label):
+                    extra = h.ExtProcStream(self.server.ext_proc)
+                    with self.assertRaises(h.grpc.RpcError) as raised:
+                        extra.request_headers({":method": "POST"})
+                    extra.close()
+                    self.assertEqual(raised.exception.code(),
+                                     h.grpc.StatusCode.RESOURCE_EXHAUSTED)
+                    self.assertIn("--max_ext_proc_streams",
+                                  raised.exception.details())
+        finally:
+            for s in streams:
+                s.close()
+        # Every slot comes back once its stream ended.
+        for _ in range(200):
+            again = h.ExtProcStream(self.server.ext_proc)
+            try:
+                again.request_headers({":method": "POST"})
+                again.close()
+                break
+            except h.grpc.RpcError as e:
+                self.assertEqual(e.code(),
+                                 h.grpc.StatusCode.RESOURCE_EXHAUSTED)
+                h.time.sleep(0.05)
+        else:
+            self.fail("no slot came back after the streams ended")
+
+    def test_headers_toolgate_reads_over_16k_are_refused(self):
+        big = "t" * 16385
+        for label, headers in [
+                ("a tool name", {"x-toolgate-tool": big}),
+                ("a snapshot", {"x-toolgate-snapshot": big}),
+                ("a method", {":method": "POST" + big}),
+                ("in another case", {"X-Toolgate-Route": big})]:
+            with self.subTest(label):
+                stream = h.ExtProcStream(self.server.ext_proc)
+                try:
+                    reply = stream.request_headers(headers)
+                finally:
+                    stream.close()
+                error = self.assert_refused(reply, -32042, "stream_fault")
+                self.assertIn("16384", error["message"])
+        # An answer's read headers too.
+        stream = h.ExtProcStream(self.server.ext_proc)
+        try:
+            stream.request_headers({":method": "POST"})
+            stream.request_body(json.dumps(h.tools_call("get_customer", {})))
+            reply = stream.response_headers({":status": "200",
+                                             "content-type": big})
+        finally:
+            stream.close()
+        self.assertTrue(reply.HasField("immediate_response"), reply)
+
+    def test_large_unread_headers_are_not_held_and_calls_still_pass(self):
+        pad = {"x-pad": "p" * 1700000}  # Near a whole gRPC message.
+        call = h.tools_call("get_customer", {}, 1)
+        allowed = self.allowed_headers(call, "/mcp", ROUTE)
+        # The whole exchange works with a large header it does not read.
+        reply = self.process(dict(allowed, **pad), json.dumps(call), "200",
+                             "application/json", answer(GOOD_RESULT))
+        self.assertTrue(reply.HasField("response_body"), reply)
+        before = self.rss_kib()
+        streams = [h.ExtProcStream(self.server.ext_proc)
+                   for _ in range(self.CAP)]
+        try:
+            for s in streams:
+                s.request_headers(dict({":method": "POST"}, **pad))
+                s.request_body(json.dumps(call))
+                s.response_headers(dict({":status": "200"}, **pad))
+            grown = self.rss_kib() - before
+        finally:
+            for s in streams:
+                s.close()
+        # Before: each stream kept both maps and a spent message (~7 MB
+        # each, 225 MB in all); now a few hundred KB of gRPC's own.
+        self.assertLess(grown, self.CAP * 1024, "RSS grew %d KiB" % grown)
+
+
 if __name__ == "__main__":
     outcome = unittest.main(verbosity=2, exit=False).result
     if os.environ.get("XML_OUTPUT_FILE"):

@@ -39,8 +39,21 @@ absl::StatusOr<std::shared_ptr<const RE2>> Compiler::Regex(
   bool compiled_now = false;
   auto re = InternEcmaRegex(pattern, where, options_.max_pattern_instructions,
                             &compiled_now);
-  if (re.ok() && !compiled_now) {
-    program_->reused_pattern_bytes += PatternBytes(**re);
+  if (!re.ok()) return re;
+  const size_t bytes = PatternBytes(**re);
+  if (!compiled_now) program_->reused_pattern_bytes += bytes;
+  // Checked as each pattern comes, not once the program is whole: a schema
+  // of thousands of distinct large patterns would otherwise compile them
+  // all (seconds of CPU, hundreds of MB) to be refused at the end, and on
+  // every request that sends it inline.
+  pattern_bytes_ += bytes;
+  if (pattern_bytes_ > options_.max_compiled_bytes) {
+    return Refuse(where, absl::StrCat(
+                             "schema_too_complex: its patterns alone compile "
+                             "to about ",
+                             pattern_bytes_, " bytes, more than ",
+                             options_.max_compiled_bytes,
+                             " (max_compiled_bytes)"));
   }
   return re;
 }

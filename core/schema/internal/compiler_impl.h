@@ -121,6 +121,10 @@ class Compiler {
   absl::flat_hash_map<std::string, Node*> by_location_;
   std::deque<std::pair<Node*, Location>> pending_;
   UnknownKeywords unknown_;  // Members no keyword here; for warnings().
+  // PatternBytes of every pattern compiled or found so far: the whole
+  // program counts at least these, so past max_compiled_bytes it is
+  // refused at once, before the next pattern costs its compile.
+  size_t pattern_bytes_ = 0;
 };
 
 }  // namespace internal
