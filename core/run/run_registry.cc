@@ -14,13 +14,15 @@ namespace toolgate {
 Run::Run(std::string id, std::shared_ptr<const Snapshot> snapshot,
          std::string model, std::map<std::string, std::string> context,
          int max_consecutive_rejects, output::OutputHealthWindow health,
-         std::shared_ptr<const policy::LeakDetector> leaks)
+         std::shared_ptr<const policy::LeakDetector> leaks,
+         extract::TextFormat text_format)
     : id_(std::move(id)),
       snapshot_(std::move(snapshot)),
       model_(std::move(model)),
       context_(std::move(context)),
       max_rejects_(max_consecutive_rejects),
       leaks_(std::move(leaks)),
+      text_format_(text_format),
       budget_(snapshot_->settings()),
       health_(std::move(health)) {}
 
@@ -163,7 +165,8 @@ absl::StatusOr<OpenedRun> RunRegistry::Open(
       std::move(context), max_rejects, *std::move(window),
       protected_texts.empty()
           ? nullptr
-          : std::make_shared<const policy::LeakDetector>(protected_texts));
+          : std::make_shared<const policy::LeakDetector>(protected_texts),
+      limits.text_format);
   opened.token = *token;
   const absl::Time now = Now();
   absl::MutexLock lock(&mu_);
