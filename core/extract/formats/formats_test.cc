@@ -311,6 +311,27 @@ INSTANTIATE_TEST_SUITE_P(
     }),
     [](const auto& info) { return info.param.label; });
 
+TEST(FormatsTest, AThinkCloserInsideTheCallsIsAmbiguous) {
+  // Without a reasoning parser this is one call holding "</think>"; with
+  // one, the text after "</think>" (refused, or another call).
+  for (const std::string& text :
+       {std::string("[f(x='</think>')]"),
+        std::string("[f(x='</think>[g()]')]"),
+        std::string("[TOOL_CALLS][{\"name\": \"f\", \"arguments\": "
+                    "{\"x\": \"</think>\"}}]")}) {
+    const TextFormat format =
+        text[1] == 'f' ? TextFormat::kPythonic : TextFormat::kMistral;
+    const ExtractionResult r = ReadDeclaredFormat(text, format);
+    EXPECT_EQ(r.error.code, "ambiguous_output") << text;
+  }
+  // Reasoning that ends in "</think>" with an example call before it is
+  // still skipped: the example does not read as a whole output.
+  const ExtractionResult r = ReadDeclaredFormat(
+      "Example: [f(x=1)] then think more</think>[g(y=2)]", kP);
+  ASSERT_TRUE(r.ok()) << r.error.message;
+  EXPECT_EQ(r.calls[0].name, "g");
+}
+
 TEST(FormatsTest, UndeclaredFormatsAreNeverReadAsUnspecified) {
   const std::string tag =
       "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>";

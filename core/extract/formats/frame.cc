@@ -74,15 +74,8 @@ class Locator {
   Locator(absl::string_view text, const Family& family)
       : text_(text), family_(family) {}
 
-  Located Run() && {
-    size_t p = 0;
-    // A "</think>" before any "<think>": the chat template prefilled the
-    // opener, and everything up to it is reasoning (as reasoning parsers
-    // split it off before a tool parser reads the rest).
-    const size_t close = text_.find(kThinkClose);
-    if (close != kNpos && text_.substr(0, close).find(kThinkOpen) == kNpos) {
-      p = close + kThinkClose.size();
-    }
+  // From `p`: 0, or past a prefilled reasoning's "</think>".
+  Located Run(size_t p) && {
     while (true) {
       if (!prose_) {
         p = SkipSpace(text_, p);
@@ -175,6 +168,17 @@ class Locator {
   size_t own_late_ = kNpos;  // First own marker after prose (no-prose family).
 };
 
+// A "</think>" before any "<think>": the chat template prefilled the
+// opener, and everything up to it is reasoning (reasoning parsers split it
+// off before a tool parser reads the rest). Its end, or npos.
+size_t PrefillEnd(absl::string_view text) {
+  const size_t close = text.find(kThinkClose);
+  if (close == kNpos || text.substr(0, close).find(kThinkOpen) != kNpos) {
+    return kNpos;
+  }
+  return close + kThinkClose.size();
+}
+
 // Only white space may follow the block.
 ExtractionError CheckAfter(absl::string_view text, size_t end) {
   const size_t p = SkipSpace(text, end);
@@ -265,6 +269,29 @@ size_t JsonSpanEnd(absl::string_view text, size_t pos) {
   return kNpos;
 }
 
+namespace {
+
+// The block found from `start` and read, with what follows it checked.
+Block ReadFrom(absl::string_view text, size_t start, const Family& family,
+               const ReadOptions& options) {
+  Located located = Locator(text, family).Run(start);
+  if (located.block == kNpos) {
+    Block refused;
+    refused.error = std::move(located.error);
+    return refused;
+  }
+  Block block = family.read(text, located.block, options);
+  if (block.error.code.empty()) block.error = CheckAfter(text, block.end);
+  if (block.error.code.empty() && block.calls.empty()) {
+    block.error = Error(kNoToolCall, "",
+                        absl::StrCat("the ", TextFormatName(family.format),
+                                     " call list is empty"));
+  }
+  return block;
+}
+
+}  // namespace
+
 ExtractionResult ReadFramed(absl::string_view text, const Family& family,
                             const ReadOptions& options, size_t max_bytes) {
   ExtractionResult result;
@@ -275,17 +302,22 @@ ExtractionResult ReadFramed(absl::string_view text, const Family& family,
                            max_bytes));
     return result;
   }
-  Located located = Locator(text, family).Run();
-  if (located.block == kNpos) {
-    result.error = std::move(located.error);
-    return result;
-  }
-  Block block = family.read(text, located.block, options);
-  if (block.error.code.empty()) block.error = CheckAfter(text, block.end);
-  if (block.error.code.empty() && block.calls.empty()) {
-    block.error = Error(kNoToolCall, "",
-                        absl::StrCat("the ", TextFormatName(family.format),
-                                     " call list is empty"));
+  const size_t prefill = PrefillEnd(text);
+  Block block = ReadFrom(text, prefill == kNpos ? 0 : prefill, family, options);
+  if (prefill != kNpos) {
+    // Read as if nothing were reasoning, a block before the "</think>"
+    // (one whose string holds it) would be a second, different reading:
+    // which one a runtime executes depends on its reasoning parser.
+    const Located naive = Locator(text, family).Run(0);
+    if (naive.block != kNpos && naive.block < prefill &&
+        ReadFrom(text, 0, family, options).error.code.empty()) {
+      block.calls.clear();
+      block.error = Error(
+          kAmbiguousOutput, "",
+          absl::StrCat("a \"</think>\" at byte ", prefill - 8,
+                       " inside the calls: read with or without a reasoning "
+                       "parser, the output holds different calls"));
+    }
   }
   if (!block.error.code.empty()) {
     result.error = std::move(block.error);
