@@ -324,6 +324,18 @@ TEST(FormatsTest, AThinkCloserInsideTheCallsIsAmbiguous) {
     const ExtractionResult r = ReadDeclaredFormat(text, format);
     EXPECT_EQ(r.error.code, "ambiguous_output") << text;
   }
+  // Alike under both policies: a call whose JSON only syntax repair reads
+  // still makes the output ambiguous under STRICT (found by
+  // text_format_fuzzer).
+  const std::string repairable =
+      "<tool_call>{\"name\": \"f\", \"arguments\": {\"x\": \"a\x01"
+      "</think>\"}}</tool_call>\n<tool_call>{\"name\": \"g\", "
+      "\"arguments\": {}}</tool_call>";
+  for (RepairPolicy policy :
+       {RepairPolicy::kStrict, RepairPolicy::kSyntaxRepair}) {
+    EXPECT_EQ(ReadDeclaredFormat(repairable, kH, policy).error.code,
+              "ambiguous_output");
+  }
   // Reasoning that ends in "</think>" with an example call before it is
   // still skipped: the example does not read as a whole output.
   const ExtractionResult r = ReadDeclaredFormat(

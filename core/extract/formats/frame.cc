@@ -308,9 +308,13 @@ ExtractionResult ReadFramed(absl::string_view text, const Family& family,
     // Read as if nothing were reasoning, a block before the "</think>"
     // (one whose string holds it) would be a second, different reading:
     // which one a runtime executes depends on its reasoning parser.
+    // The check reads leniently (under syntax repair) whatever the policy,
+    // so that the same text is refused alike under both.
+    ReadOptions lenient = options;
+    lenient.policy = repair::RepairPolicy::kSyntaxRepair;
     const Located naive = Locator(text, family).Run(0);
     if (naive.block != kNpos && naive.block < prefill &&
-        ReadFrom(text, 0, family, options).error.code.empty()) {
+        ReadFrom(text, 0, family, lenient).error.code.empty()) {
       block.calls.clear();
       block.error = Error(
           kAmbiguousOutput, "",
