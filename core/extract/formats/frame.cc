@@ -27,6 +27,9 @@ constexpr absl::string_view kMarkers[] = {
 
 // Markers and reasoning tags all open with one of these.
 constexpr auto kMarkerStarts = text::MakeStopBytes("<[");
+// What can end or open something inside a JSON span: quotes (U+201C and
+// U+2018 start with 0xE2), brackets, a comment's "/".
+constexpr auto kSpanStops = text::MakeStopBytes("\"'{}[]/\xE2");
 
 size_t MarkerAt(absl::string_view text, size_t pos) {
   for (absl::string_view m : kMarkers) {
@@ -179,6 +182,19 @@ size_t PrefillEnd(absl::string_view text) {
   return close + kThinkClose.size();
 }
 
+// repair::StringEnd, with plain quotes found a run at a time.
+size_t QuotedEnd(absl::string_view text, size_t pos) {
+  const char quote = text[pos];
+  if (quote != '"' && quote != '\'') return repair::StringEnd(text, pos);
+  const char stops[] = {quote, '\\'};
+  size_t i = pos + 1;
+  while ((i = text.find_first_of(absl::string_view(stops, 2), i)) != kNpos) {
+    if (text[i] == quote) return i + 1;
+    i += 2;  // An escape: the next byte is not a closer.
+  }
+  return kNpos;
+}
+
 // Only white space may follow the block.
 ExtractionError CheckAfter(absl::string_view text, size_t end) {
   const size_t p = SkipSpace(text, end);
@@ -245,22 +261,24 @@ Expect ExpectAt(absl::string_view text, size_t pos, absl::string_view token) {
 size_t JsonSpanEnd(absl::string_view text, size_t pos) {
   int depth = 0;
   size_t i = pos;
-  while (i < text.size()) {
+  while ((i = kSpanStops.Find(text, i)) < text.size()) {
     const char c = text[i];
     size_t quote_len = 0;
-    if (repair::OpeningQuoteAt(text, i, &quote_len) !=
-        repair::QuoteKind::kNone) {
-      i = repair::StringEnd(text, i);
+    if (c == '"' || c == '\'' || c == '\xE2') {
+      if (repair::OpeningQuoteAt(text, i, &quote_len) ==
+          repair::QuoteKind::kNone) {
+        ++i;  // A byte of another character (U+2xxx), not a quote.
+        continue;
+      }
+      i = QuotedEnd(text, i);
       if (i == kNpos) return kNpos;
       continue;
     }
     if (c == '/') {
       const size_t end = repair::CommentEnd(text, i);
       if (end == kNpos) return kNpos;
-      if (end != i) {
-        i = end;
-        continue;
-      }
+      i = end != i ? end : i + 1;
+      continue;
     }
     if (c == '{' || c == '[') ++depth;
     if ((c == '}' || c == ']') && --depth == 0) return i + 1;

@@ -119,13 +119,14 @@ JsonValue ParseJsonValue(absl::string_view json, const ReadOptions& options,
 // a non-empty string name, an object for the arguments (under "arguments",
 // or for Llama 3 "parameters" or "arguments" but not both), and for
 // Mistral an optional id of nine ASCII letters and digits. `pointer`
-// addresses the object. (Hermes tags are read by extract.h's
-// ReadCandidate, exactly as the UNSPECIFIED path reads them.)
+// addresses the object; its name and arguments are moved into `call`.
+// (Hermes tags are read by extract.h's ReadCandidate, exactly as the
+// UNSPECIFIED path reads them.)
 struct CallShape {
   bool parameters = false;  // Llama 3: "parameters" (or "arguments").
   bool id = false;          // Mistral: an optional "id".
 };
-ExtractionError ReadCallObject(const Json& value, const CallShape& shape,
+ExtractionError ReadCallObject(Json& value, const CallShape& shape,
                                const std::string& pointer,
                                ExtractedCall* call);
 

@@ -44,7 +44,7 @@ JsonValue ParseJsonValue(absl::string_view json, const ReadOptions& options,
   return out;
 }
 
-ExtractionError ReadCallObject(const Json& value, const CallShape& shape,
+ExtractionError ReadCallObject(Json& value, const CallShape& shape,
                                const std::string& pointer,
                                ExtractedCall* call) {
   const char* args_key = shape.parameters ? "parameters" : "arguments";
@@ -100,8 +100,8 @@ ExtractionError ReadCallObject(const Json& value, const CallShape& shape,
       call->id = id->get<std::string>();
     }
   }
-  call->name = name->get<std::string>();
-  call->arguments = *args;
+  call->name = std::move(name->get_ref<std::string&>());
+  call->arguments = std::move(*args);
   return {};
 }
 

@@ -3,9 +3,12 @@
 // pythonic_literal.cc.
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "core/extract/formats/formats_internal.h"
 #include "core/extract/formats/pythonic_reader.h"
 
@@ -14,13 +17,62 @@ namespace extract {
 namespace formats {
 namespace {
 
-constexpr absl::string_view kKeywords[] = {
-    "False", "None",   "True",    "and",      "as",       "assert", "async",
-    "await", "break",  "class",   "continue", "def",      "del",    "elif",
-    "else",  "except", "finally", "for",      "from",     "global", "if",
-    "import", "in",    "is",      "lambda",   "nonlocal", "not",    "or",
-    "pass",  "raise",  "return",  "try",      "while",    "with",   "yield",
-};
+// Python's keywords by first letter (3.11 and later: none was added since).
+absl::Span<const absl::string_view> KeywordsStartingWith(char c) {
+  static constexpr absl::string_view kA[] = {"and", "as", "assert", "async",
+                                             "await"};
+  static constexpr absl::string_view kB[] = {"break"};
+  static constexpr absl::string_view kC[] = {"class", "continue"};
+  static constexpr absl::string_view kD[] = {"def", "del"};
+  static constexpr absl::string_view kE[] = {"elif", "else", "except"};
+  static constexpr absl::string_view kF[] = {"finally", "for", "from"};
+  static constexpr absl::string_view kG[] = {"global"};
+  static constexpr absl::string_view kI[] = {"if", "import", "in", "is"};
+  static constexpr absl::string_view kL[] = {"lambda"};
+  static constexpr absl::string_view kN[] = {"nonlocal", "not"};
+  static constexpr absl::string_view kO[] = {"or"};
+  static constexpr absl::string_view kP[] = {"pass"};
+  static constexpr absl::string_view kR[] = {"raise", "return"};
+  static constexpr absl::string_view kT[] = {"try"};
+  static constexpr absl::string_view kW[] = {"while", "with"};
+  static constexpr absl::string_view kY[] = {"yield"};
+  static constexpr absl::string_view kUpper[] = {"False", "None", "True"};
+  switch (c) {
+    case 'a': return kA;
+    case 'b': return kB;
+    case 'c': return kC;
+    case 'd': return kD;
+    case 'e': return kE;
+    case 'f': return kF;
+    case 'g': return kG;
+    case 'i': return kI;
+    case 'l': return kL;
+    case 'n': return kN;
+    case 'o': return kO;
+    case 'p': return kP;
+    case 'r': return kR;
+    case 't': return kT;
+    case 'w': return kW;
+    case 'y': return kY;
+    case 'F': case 'N': case 'T': return kUpper;
+    default: return {};
+  }
+}
+
+// A new member of `object` under `key`, built in place (one descent finds
+// a duplicate and the insertion point); null when `key` is already there.
+template <typename Key>
+Json* NewMember(Json* object, Key&& key) {
+  Json::object_t& members = *object->get_ptr<Json::object_t*>();
+  const std::string_view view(key.data(), key.size());
+  const auto hint = members.lower_bound(view);
+  if (hint != members.end() && hint->first == view) return nullptr;
+  return &members
+              .emplace_hint(hint, std::piecewise_construct,
+                            std::forward_as_tuple(std::forward<Key>(key)),
+                            std::forward_as_tuple())
+              ->second;
+}
 
 bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
@@ -29,8 +81,11 @@ bool IsSpace(char c) {
 }  // namespace
 
 bool IsPythonKeyword(absl::string_view word) {
-  return std::find(std::begin(kKeywords), std::end(kKeywords), word) !=
-         std::end(kKeywords);
+  if (word.size() < 2 || word.size() > 8) return false;
+  for (absl::string_view k : KeywordsStartingWith(word[0])) {
+    if (k == word) return true;
+  }
+  return false;
 }
 
 PythonicReader::PythonicReader(absl::string_view text,
@@ -62,7 +117,7 @@ bool PythonicReader::Cut(absl::string_view what) {
               absl::StrCat("the output was cut off ", what));
 }
 
-bool PythonicReader::SkipSpace() {
+bool PythonicReader::SkipSpaceSlow() {
   while (p_ < text_.size() && IsSpace(text_[p_])) ++p_;
   if (p_ == text_.size()) return true;
   if (text_[p_] == '#') {
@@ -75,11 +130,6 @@ bool PythonicReader::SkipSpace() {
   return true;
 }
 
-bool PythonicReader::SkipToMore(absl::string_view what) {
-  if (!SkipSpace()) return false;
-  return p_ < text_.size() || Cut(what);
-}
-
 bool PythonicReader::Open(int depth) {
   ++p_;
   if (depth <= max_nesting_) return true;
@@ -89,6 +139,10 @@ bool PythonicReader::Open(int depth) {
 
 Block PythonicReader::ReadBlock(size_t begin) {
   Block block;
+  // Room for a call per 256 bytes, up to 16 (more are refused later:
+  // max_calls_per_output, 64 by default): reallocating the list while
+  // reading cost a tenth of reading 64 calls.
+  block.calls.reserve(std::min<size_t>(16, 1 + text_.size() / 256));
   const bool wrapped = At(text_, begin, kPythonOpen);
   p_ = begin + (wrapped ? kPythonOpen.size() : 0);
   bool ok = SkipToMore("before the call list");
@@ -217,22 +271,21 @@ bool PythonicReader::ReadKeyword(Json* args) {
     return Fail(kMalformedToolCall, "__debug__ cannot name an argument");
   }
   if (!SkipToMore("after an argument name")) return false;
-  if (text_[p_] != '=' || At(text_, p_, "==")) {
+  if (text_[p_] != '=' ||
+      (p_ + 1 < text_.size() && text_[p_ + 1] == '=')) {
     return Fail(kMalformedToolCall,
                 "a positional argument or an expression: arguments are "
                 "written name=value");
   }
   ++p_;
-  const std::string name(key);
-  if (args->contains(name)) {
+  Json* value = NewMember(args, std::string(key));
+  if (value == nullptr) {
     return Fail(kDuplicateKey,
-                absl::StrCat("argument \"", name, "\" is given twice"));
+                absl::StrCat("argument \"", key, "\" is given twice"));
   }
   path_.push_back(PathEntry{key, 0, true});
-  Json value;
-  if (!ReadValue(&value, 3)) return false;
+  if (!ReadValue(value, 3)) return false;
   path_.pop_back();
-  args->emplace(name, std::move(value));
   return true;
 }
 
@@ -278,10 +331,12 @@ bool PythonicReader::ReadElements(char close, Json* array, int depth) {
     if (!SkipToMore("in a list or tuple")) return false;
     if (text_[p_] == close) break;
     path_.push_back(PathEntry{{}, array->size(), false});
-    Json element;
-    if (!ReadValue(&element, depth + 1)) return false;
+    // Built in place; nothing else is added to `array` meanwhile.
+    if (!ReadValue(&array->get_ref<Json::array_t&>().emplace_back(),
+                   depth + 1)) {
+      return false;
+    }
     path_.pop_back();
-    array->push_back(std::move(element));
     if (!SkipToMore("in a list or tuple")) return false;
     if (text_[p_] == ',') {
       ++p_;
@@ -351,16 +406,15 @@ bool PythonicReader::ReadDict(Json* out, int depth) {
     }
     ++p_;
     const std::string& name = key.get_ref<const std::string&>();
-    if (out->contains(name)) {
+    Json* value = NewMember(out, name);
+    if (value == nullptr) {
       return Fail(kDuplicateKey,
                   absl::StrCat("dict key \"", name,
                                "\" is given twice (Python keeps the last)"));
     }
     path_.push_back(PathEntry{name, 0, true});
-    Json value;
-    if (!ReadValue(&value, depth + 1)) return false;
+    if (!ReadValue(value, depth + 1)) return false;
     path_.pop_back();
-    out->emplace(name, std::move(value));
     if (!SkipToMore("in a dict")) return false;
     if (text_[p_] == ',') {
       ++p_;

@@ -1,12 +1,15 @@
 // The pythonic grammar's literals: strings with Python's escapes, and
 // numbers mapped exactly to JSON or refused (pythonic_reader.h).
+#include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "core/extract/formats/pythonic_reader.h"
+#include "core/json/strict_json_scan_internal.h"
 #include "core/json/utf8.h"
 
 namespace toolgate {
@@ -43,9 +46,18 @@ void AppendCodePoint(uint32_t cp, std::string* out) {
 
 // Bytes copied as they are inside a string: not a quote, a backslash, a
 // control character or a non-ASCII byte.
-constexpr bool IsPlainStringByte(unsigned char c) {
-  return c >= 0x20 && c < 0x80 && c != '\'' && c != '"' && c != '\\';
+struct PlainTable {
+  bool plain[256];
+};
+constexpr PlainTable MakePlainTable() {
+  PlainTable t{};
+  for (int c = 0x20; c < 0x80; ++c) {
+    t.plain[c] = c != '\'' && c != '"' && c != '\\';
+  }
+  return t;
 }
+inline constexpr PlainTable kPlain = MakePlainTable();
+inline bool IsPlainStringByte(unsigned char c) { return kPlain.plain[c]; }
 
 size_t DigitsEnd(absl::string_view text, size_t p) {
   while (p < text.size() && IsDigit(text[p])) ++p;
@@ -55,14 +67,49 @@ size_t DigitsEnd(absl::string_view text, size_t p) {
 }  // namespace
 
 bool PythonicReader::ReadStringValue(Json* out) {
-  std::string s;
-  if (!ReadString(&s) || !NoConcatenation()) return false;
-  *out = Json(std::move(s));
-  return true;
+  absl::string_view plain;
+  if (ReadPlainString(&plain)) {
+    *out = Json(Json::string_t(plain.data(), plain.size()));
+  } else {
+    Json::string_t s;
+    if (!ReadString(&s)) return false;
+    *out = Json(std::move(s));
+  }
+  return NoConcatenation();
+}
+
+bool PythonicReader::ReadPlainString(absl::string_view* out) {
+  const char quote = text_[p_];
+  size_t i = p_ + 1;
+  if (i < text_.size() && text_[i] == quote) {
+    return false;  // '' or a triple quote: the general reader decides.
+  }
+  while (i < text_.size()) {
+    const unsigned char c = static_cast<unsigned char>(text_[i]);
+    if (IsPlainStringByte(c) || (c != quote && (c == '\'' || c == '"'))) {
+      ++i;
+    } else if (c == quote) {
+      *out = text_.substr(p_ + 1, i - p_ - 1);
+      p_ = i + 1;
+      return true;
+    } else if (c >= 0x80) {
+      const size_t n = Utf8SequenceLength(text_.data() + i,
+                                          text_.data() + text_.size());
+      if (n == 0) return false;
+      i += n;
+    } else {
+      return false;  // An escape or a control character.
+    }
+  }
+  return false;
 }
 
 // 'a' 'b' is one string in Python; here it is refused.
 bool PythonicReader::NoConcatenation() {
+  if (p_ < text_.size()) {
+    const char c = text_[p_];  // What usually follows a string.
+    if (c == ',' || c == ')' || c == ']' || c == '}' || c == ':') return true;
+  }
   const size_t end = p_;
   if (!SkipSpace()) return false;
   size_t q = p_;
@@ -271,25 +318,61 @@ bool PythonicReader::ReadInteger(bool negative, absl::string_view digits,
   return true;
 }
 
-// The same decimal in JSON's syntax, read by the strict parser: the value
-// is the double nearest to it (as Python's float is), accepted only when
-// that double is exactly the number written.
+// The same decimal in JSON's syntax, converted and checked exactly as the
+// strict parser converts and checks JSON numbers (strict_json.h,
+// "Numbers"): the value is the double nearest to it (as Python's float
+// is), accepted only when that double is exactly the number written.
 bool PythonicReader::ReadFloat(bool negative, absl::string_view int_part,
                                absl::string_view frac, bool dot,
                                absl::string_view exp, Json* out) {
-  std::string json = negative ? "-" : "";
+  // Short decimals (nearly all) are written on the stack.
+  char stack[64];
+  std::string heap;
+  const size_t n = 1 + int_part.size() + 2 + frac.size() + exp.size();
+  char* const begin = n <= sizeof(stack) ? stack : (heap.resize(n), &heap[0]);
+  char* w = begin;
+  if (negative) *w++ = '-';
   const size_t nonzero = int_part.find_first_not_of('0');
-  absl::StrAppend(&json, nonzero == absl::string_view::npos
-                             ? absl::string_view("0")
-                             : int_part.substr(nonzero));
-  if (dot) absl::StrAppend(&json, ".", frac.empty() ? "0" : frac);
-  json.append(exp.data(), exp.size());
-  absl::StatusOr<Json> value = ParseStrictJson(json, options_.json);
-  if (!value.ok()) {
-    return Fail(JsonErrorCode(value.status()), value.status().message());
+  if (nonzero == absl::string_view::npos) {
+    *w++ = '0';
+  } else {
+    std::memcpy(w, int_part.data() + nonzero, int_part.size() - nonzero);
+    w += int_part.size() - nonzero;
   }
-  *out = *std::move(value);
-  return true;
+  if (dot) {
+    *w++ = '.';
+    if (frac.empty()) {
+      *w++ = '0';
+    } else {
+      std::memcpy(w, frac.data(), frac.size());
+      w += frac.size();
+    }
+  }
+  std::memcpy(w, exp.data(), exp.size());
+  w += exp.size();
+  const absl::string_view json(begin, static_cast<size_t>(w - begin));
+  const char* end = w;
+  double value = 0;
+  const auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec == std::errc::result_out_of_range) {
+    value = json_internal::StrtodInCLocale(begin, end);
+  } else if (ec != std::errc() || ptr != end) {
+    return Fail(kMalformedToolCall, "an invalid number");
+  }
+  switch (json_internal::FitNumber(std::string_view(begin, json.size()),
+                                   value)) {
+    case json_internal::NumberFit::kExact:
+      *out = Json(value);
+      return true;
+    case json_internal::NumberFit::kInexact:
+      return Fail(kNumberInexact,
+                  absl::StrCat("the number ", json,
+                               " is read as another double; write it with "
+                               "at most 15 significant digits"));
+    default:
+      return Fail(kNumberOutOfRange,
+                  absl::StrCat("the number ", json, " is beyond a double"));
+  }
 }
 
 }  // namespace formats

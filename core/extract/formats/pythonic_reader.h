@@ -51,6 +51,33 @@ namespace formats {
 // refuses more than 200 ("too many nested parentheses").
 inline constexpr int kMaxPythonicNesting = 100;
 
+// ASCII identifier bytes; Python keywords (which cannot name a tool or
+// an argument).
+struct ByteClasses {
+  bool ident_start[256];
+  bool ident[256];
+  bool space_or_special[256];  // Python white space, '#', '\\'.
+};
+constexpr ByteClasses MakeByteClasses() {
+  ByteClasses t{};
+  for (int c = 0; c < 256; ++c) {
+    t.ident_start[c] =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    t.ident[c] = t.ident_start[c] || (c >= '0' && c <= '9');
+    t.space_or_special[c] = c == ' ' || c == '\t' || c == '\n' ||
+                            c == '\r' || c == '\f' || c == '#' || c == '\\';
+  }
+  return t;
+}
+inline constexpr ByteClasses kByteClasses = MakeByteClasses();
+inline bool IsIdentStart(char c) {
+  return kByteClasses.ident_start[static_cast<unsigned char>(c)];
+}
+inline bool IsIdentChar(char c) {
+  return kByteClasses.ident[static_cast<unsigned char>(c)];
+}
+bool IsPythonKeyword(absl::string_view word);
+
 class PythonicReader {
  public:
   PythonicReader(absl::string_view text, const ReadOptions& options);
@@ -67,9 +94,21 @@ class PythonicReader {
   // Each Read* returns false after recording the first error.
   bool Fail(absl::string_view code, absl::string_view message);
   bool Cut(absl::string_view what);
-  bool SkipSpace();
+  // Past white space; refuses a comment or a line continuation. Most
+  // tokens follow no white space: that case is inline.
+  bool SkipSpace() {
+    if (p_ < text_.size() && !kByteClasses.space_or_special[
+                                 static_cast<unsigned char>(text_[p_])]) {
+      return true;
+    }
+    return SkipSpaceSlow();
+  }
+  bool SkipSpaceSlow();
   // SkipSpace, then: not at the end (else truncated_output, naming `what`).
-  bool SkipToMore(absl::string_view what);
+  bool SkipToMore(absl::string_view what) {
+    if (!SkipSpace()) return false;
+    return p_ < text_.size() || Cut(what);
+  }
 
   bool ReadCall(ExtractedCall* call);
   bool ReadName(std::string* name);
@@ -85,6 +124,9 @@ class PythonicReader {
 
   // pythonic_literal.cc: strings and numbers.
   bool ReadStringValue(Json* out);
+  // A one-line string without escapes or raw control characters, read as
+  // a view of the text; false (nothing consumed) for any other string.
+  bool ReadPlainString(absl::string_view* out);
   bool ReadString(std::string* out);
   bool ReadEscape(std::string* out);
   bool ReadHex(int digits, uint32_t* value);
@@ -105,15 +147,7 @@ class PythonicReader {
   std::vector<PathEntry> path_;
 };
 
-// ASCII identifier bytes; Python keywords (which cannot name a tool or
-// an argument).
-inline bool IsIdentStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-inline bool IsIdentChar(char c) {
-  return IsIdentStart(c) || (c >= '0' && c <= '9');
-}
-bool IsPythonKeyword(absl::string_view word);
+
 
 }  // namespace formats
 }  // namespace extract
