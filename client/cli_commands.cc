@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "client/cli.h"
@@ -67,6 +68,20 @@ void PrintJson(const google::protobuf::Message& message, std::ostream& out) {
   out << json;
 }
 
+// Approving needs a credential on every listener (loopback included): say
+// which, since "UNAUTHENTICATED" alone does not.
+void PrintApproverHint(CommandContext& ctx, const absl::Status& status) {
+  if (!absl::StartsWith(ctx.command, "approvals ")) return;
+  if (status.code() != absl::StatusCode::kUnauthenticated &&
+      status.code() != absl::StatusCode::kPermissionDenied) {
+    return;
+  }
+  ctx.err << "toolgatectl: approvals need the approver credential: "
+             "--admin_token_file PATH with the server's admin token, or over "
+             "mTLS a client certificate the server lists in "
+             "--approver_identities\n";
+}
+
 template <typename Request, typename Response>
 std::function<int(CommandContext&)> Rpc(
     Method<Request, Response> method, Filler<Request> fill,
@@ -86,6 +101,7 @@ std::function<int(CommandContext&)> Rpc(
     if (!response.ok()) {
       ctx.err << "toolgatectl: " << ctx.command << ": "
               << response.status().ToString() << "\n";
+      PrintApproverHint(ctx, response.status());
       return kExitError;
     }
     PrintJson(*response, ctx.out);

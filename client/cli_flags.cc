@@ -1,6 +1,5 @@
 #include "client/cli_flags.h"
 
-#include <fstream>
 #include <iterator>
 #include <sstream>
 #include <utility>
@@ -8,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/json/strict_json.h"
+#include "core/util/regular_file.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace toolgate {
@@ -107,12 +107,15 @@ absl::StatusOr<std::string> InputReader::Read(absl::string_view flag,
     stdin_claimed_by_ = std::string(flag);
     return ReadBounded(in_, "stdin");
   }
-  std::ifstream file{std::string(path), std::ios::binary};
-  if (!file.is_open()) {
+  // A regular file (or a symlink to one): a FIFO or a device named here
+  // would block or never end; stdin is "-".
+  absl::StatusOr<std::string> read =
+      ReadRegularFile(std::string(path), kMaxInputBytes);
+  if (!read.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--", flag, ": cannot open \"", path, "\""));
+        absl::StrCat("--", flag, ": ", read.status().message()));
   }
-  return ReadBounded(file, absl::StrCat("\"", path, "\""));
+  return read;
 }
 
 absl::Status ParseProtoJson(absl::string_view what, absl::string_view json,

@@ -297,10 +297,23 @@ std::vector<CliCase> ValidateCases() {
        .err_has = "give one of --native, --text or --stream",
        .files = {{"x", "{}"}},
        .check = NoCall("ValidateToolCall")},
+      // A FILE argument is a regular file (stdin is "-"): a device or a
+      // directory is refused by name, never read.
+      {.name = "DeviceFile",
+       .args = {"validate", "--native", "/dev/zero"},
+       .exit_code = 2,
+       .err_has = "--native: /dev/zero: is a character device, not a regular "
+                  "file",
+       .check = NoCall("ValidateToolCall")},
+      {.name = "DirectoryFile",
+       .args = {"validate", "--text", "{tmp}"},
+       .exit_code = 2,
+       .err_has = ": is a directory, not a regular file",
+       .check = NoCall("ValidateToolCall")},
       {.name = "MissingFile",
        .args = {"validate", "--native", "{tmp}/absent.json"},
        .exit_code = 2,
-       .err_has = "cannot open",
+       .err_has = "absent.json: cannot read",
        .check = NoCall("ValidateToolCall")},
   };
 }

@@ -11,6 +11,7 @@
 #include "absl/strings/strip.h"
 #include "client/cli.h"
 #include "core/replay/replay.h"
+#include "core/util/regular_file.h"
 
 namespace toolgate {
 namespace client {
@@ -126,6 +127,12 @@ int RunReplay(CommandContext& ctx) {
   std::istream* in = &ctx.in;
   uint64_t size = std::numeric_limits<uint64_t>::max();
   if (*audit_path != "-") {
+    // A regular file: a FIFO named here would block, a device never end
+    // (stdin is "-"). The log is streamed, not read whole.
+    if (absl::Status s = CheckRegularFile(*audit_path); !s.ok()) {
+      return UsageError(ctx, absl::InvalidArgumentError(
+                                 absl::StrCat("--audit: ", s.message())));
+    }
     file.open(*audit_path, std::ios::binary | std::ios::ate);
     if (!file) {
       return UsageError(ctx, absl::InvalidArgumentError(absl::StrCat(

@@ -1,8 +1,6 @@
 #include "client/schema_check.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -10,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "core/json/strict_json.h"
 #include "core/schema/schema.h"
+#include "core/util/regular_file.h"
 
 namespace toolgate {
 namespace client {
@@ -34,12 +33,13 @@ constexpr char kUsage[] =
     "usage: toolgatectl schema check --schema FILE [--dialect draft7|2020-12]"
     " [--ref-dir URL_PREFIX=DIR]... [--format-assertion] [--max-errors N]";
 
+// Schema files and the files --ref-dir resolves to: strict JSON up to this
+// size, read as regular files only (a FIFO or a device named there would
+// block or never end).
+constexpr size_t kMaxSchemaFileBytes = 16 << 20;
+
 absl::StatusOr<std::string> ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path.string()));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
+  return ReadRegularFile(path.string(), kMaxSchemaFileBytes);
 }
 
 absl::Status ParseFlags(std::vector<std::string> args, Flags* f) {
@@ -126,7 +126,7 @@ absl::StatusOr<Json> ResolveFromDirs(
     }
     auto text = ReadFile(file);
     if (!text.ok()) return text.status();
-    return ParseStrictJson(*text, JsonLimits{16 << 20, 256});
+    return ParseStrictJson(*text, JsonLimits{kMaxSchemaFileBytes, 256});
   }
   return absl::NotFoundError("no --ref-dir prefix matches");
 }
@@ -160,7 +160,7 @@ int RunSchemaCheck(const std::vector<std::string>& args, std::istream& in,
     err << text.status().message() << "\n";
     return kRefused;
   }
-  auto schema_json = ParseStrictJson(*text, JsonLimits{16 << 20, 256});
+  auto schema_json = ParseStrictJson(*text, JsonLimits{kMaxSchemaFileBytes, 256});
   if (!schema_json.ok()) {
     err << "schema file is not strict JSON: " << schema_json.status().message() << "\n";
     return kRefused;

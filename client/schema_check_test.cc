@@ -99,6 +99,10 @@ INSTANTIATE_TEST_SUITE_P(
              ""},
         Case{"tuple_items_refused_in_2020", R"({"items":[{"type":"integer"}]})", {},
              "[1]\n", 2, {}, "prefixItems"},
+        // A device (or FIFO) named as a file is refused, never read.
+        Case{"schema_from_a_device", nullptr, {"--schema", "/dev/urandom"},
+             "1\n", 2, {},
+             "/dev/urandom: is a character device, not a regular file"},
         Case{"remote_ref_refused", R"({"$ref":"https://example.com/x.json"})", {},
              "1\n", 2, {}, "https://example.com/x.json"},
         Case{"ref_dir", R"({"$ref":"https://schemas.example/defs/int.json"})",

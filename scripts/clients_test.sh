@@ -1,5 +1,6 @@
 #!/bin/bash
-# The Node client, the Node agent loop and the Go example against the real
+# The Node client, the Node agent loop, the Go example and the SSE
+# differential (tests/mesh/sse_reference) against the real
 # server (bazel-bin/server/toolgate, bazel-bin/client/toolgatectl: build
 # them first). Outside Bazel because npm ci needs the npm registry. The
 # Python client is the Bazel test //client/python:python_client_test.
@@ -32,6 +33,9 @@ npm_test() { npm ci --no-audit --no-fund && npm test; }
 stage "node client" client/node npm_test
 stage "node agent loop" examples/node npm_test
 stage "go example" examples/go ./test.sh
+# toolgate's SSE reader against eventsource-parser (the MCP TypeScript
+# SDK's) and Python's line splitting, 3000 generated bodies (seed 25).
+stage "sse reference differential" tests/mesh/sse_reference ./run.sh
 # The overhead bench (bench/clients/README.md), briefly, so it never rots: no
 # timing is asserted, only that both languages report every figure.
 bench_smoke() {

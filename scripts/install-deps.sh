@@ -19,6 +19,7 @@ PACKAGES=(
   clang-14 libclang-rt-14-dev lld-14  # tests/fuzz: libFuzzer, ASan, UBSan
   openssl yamllint python3-yaml  # tests: TLS certificates, deploy/k8s
   valgrind  # bench/load/server_instructions.sh (instructions per call)
+  libhiredis-dev redis-server  # --state_store=redis:// (core/redis); tests: a real Redis
 )
 
 # client/node and examples/node need node >= 18 and npm (npm ci uses the npm

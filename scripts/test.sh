@@ -20,6 +20,7 @@ env_flags=()
 # Envoy's API protos (the mesh tests' oracle) live there too; the tests
 # fail without them.
 env_flags+=("--test_env=TOOLGATE_ENVOY_API_DIR=$(cd .. && pwd)/shared/envoy-api")
+env_flags+=("--test_env=TOOLGATE_OTEL_PROTO_DIR=$(cd .. && pwd)/shared/otel-proto")
 
 passed=0
 failed=0

@@ -139,6 +139,7 @@ ValidateCallRequest FromProto(const v1::ValidateToolCallRequest& request) {
   out.syntax_repair = request.repair() == v1::REPAIR_POLICY_SYNTAX_REPAIR;
   out.text_format = FromProto(request.text_format());
   out.approval_id = request.approval_id();
+  out.forward_as_sent = request.forward_as_sent();
   return out;
 }
 

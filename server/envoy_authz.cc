@@ -2,22 +2,25 @@
 
 #include <chrono>
 #include <exception>
+#include <optional>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
-#include "core/mesh/mcp_request.h"
+#include "absl/strings/str_split.h"
+#include "core/mesh/engine_decider.h"
+#include "core/mesh/mcp_gate.h"
 #include "server/convert.h"
 #include "server/envoy_authz_ask.h"
+#include "server/tracing.h"
 #include "server/envoy_common.h"
 
 namespace toolgate {
 namespace server {
 namespace {
 
-using envoy::service::auth::v3::AttributeContext;
 using envoy::service::auth::v3::CheckRequest;
 using envoy::service::auth::v3::CheckResponse;
 using mesh::RpcError;
@@ -26,42 +29,23 @@ using authz_internal::ReadAsk;
 using authz_internal::ResolveSnapshot;
 
 constexpr int kPermissionDenied = 7;  // google.rpc.Code
+constexpr int kForbidden = 403;
 
-
-// What was decided so far: allowed calls' audit ids, or the deny.
-struct Outcome {
-  // Fail closed: an Outcome is a deny unless Allowed() made it.
-  bool denied = true;
+// The decision (a deny unless one allowed it) and the HTTP status of its
+// deny: 200 for a JSON-RPC error, 403 on REST routes, 405 for a method.
+struct Answer {
+  mesh::McpDecision decision;
   int http_status = 200;
-  Json body;  // The JSON-RPC error (or batch of them) the agent sees.
-  std::vector<std::string> audit_ids;
-  std::string tool;         // The single tool called, for ext_proc.
-  std::string snapshot_id;  // As the engine resolved it (run-only asks).
-  bool called = false;
-  // The metrics label (envoy_authz.h DecideCheck): a constant.
-  absl::string_view label = "DENIED_REQUEST";
 };
 
-Outcome Allowed() {
-  Outcome o;
-  o.denied = false;
-  o.label = "PASS_THROUGH";
-  return o;
+Answer Deny(const Json& id, const RpcError& error, int http_status) {
+  return Answer{mesh::Denied(id, error), http_status};
 }
 
-// The Check label of one engine answer or error.
-absl::string_view LabelOf(const absl::StatusOr<ValidateCallResponse>& decided,
-                          const RpcError& error) {
-  if (!decided.ok()) {
-    return error.code == mesh::kDeniedCode ? "DENIED_RUN" : "ERROR";
-  }
-  return DecisionName(decided->decision);
-}
-
-// What the metrics read from one engine answer.
-void Report(const ValidateCallResponse& decided, bool in_run,
-            MeshOutcome* report) {
-  if (report == nullptr) return;
+// What the metrics read from the engine's answer.
+void Report(const mesh::McpDecision& d, bool in_run, MeshOutcome* report) {
+  if (report == nullptr || !d.decided.has_value()) return;
+  const ValidateCallResponse& decided = *d.decided;
   for (const Violation& v : decided.violations) {
     report->violations.push_back(v.code);
   }
@@ -69,166 +53,63 @@ void Report(const ValidateCallResponse& decided, bool in_run,
     for (const std::string& r : call.repairs) report->repairs.push_back(r);
   }
   report->breaker_opened =
-      report->breaker_opened ||
       ServerMetrics::OpensBreaker(in_run, decided.decision == Decision::kReject,
                                   decided.attempt, decided.attempts_left);
 }
 
-Outcome Deny(const Json& id, const RpcError& error, int http_status = 200) {
-  Outcome o;
-  o.http_status = http_status;
-  o.body = {
-      {"jsonrpc", "2.0"}, {"id", id}, {"error", mesh::ErrorObject(error)}};
-  return o;
+mesh::McpAsk EngineAsk(const Ask& ask, const CancelToken& cancel) {
+  mesh::McpAsk out;
+  out.snapshot_id = ask.snapshot_id;
+  out.run_id = ask.run_id;
+  out.run_token = ask.run_token;
+  out.approval_id = HeaderOr(ask.headers, kApprovalHeader);
+  out.cancel = cancel;
+  out.source = std::string(kAuthzSource);
+  out.trace = ask.trace;
+  return out;
 }
 
-
-// One call through the pipeline; an error value unless ALLOW, with its
-// label in `*label`.
-std::optional<RpcError> Validate(
-    Engine* engine, const Ask& ask, const std::string& params_json,
-    const CancelToken& cancel, std::string* audit_id, std::string* snapshot_id,
-    absl::string_view* label, MeshOutcome* report) {
-  ValidateCallRequest call;
-  call.snapshot_id = ask.snapshot_id;
-  call.run_id = ask.run_id;
-  call.run_token = ask.run_token;
-  call.kind = OutputKind::kNative;
-  call.output = params_json;
-  call.approval_id = HeaderOr(ask.headers, kApprovalHeader);
-  call.cancel = cancel;
-  call.source = std::string(kAuthzSource);
-  absl::StatusOr<ValidateCallResponse> decided = engine->ValidateToolCall(call);
-  if (!decided.ok()) {
-    RpcError error = ErrorForStatus(decided.status());
-    *label = LabelOf(decided, error);
-    return error;
-  }
-  Report(*decided, !ask.run_id.empty(), report);
-  *audit_id = decided->audit_id;
-  if (snapshot_id->empty()) *snapshot_id = decided->snapshot_id;
-  *label = LabelOf(decided, RpcError());
-  if (decided->decision != Decision::kAllow) {
-    return mesh::ErrorForDecision(*decided);
-  }
-  return std::nullopt;
+std::optional<std::string> HeaderIf(const Headers& headers,
+                                    absl::string_view name) {
+  auto it = headers.find(name);
+  if (it == headers.end()) return std::nullopt;
+  return it->second;
 }
 
-// A body toolgate cannot read as a whole.
-RpcError BodyError(const absl::Status& status) {
-  if (JsonErrorCode(status) == kInputTooLarge) {
-    return mesh::DeniedError("body_too_large", status.message());
-  }
-  return mesh::DeniedError("unreadable_body", status.message());
-}
-
-Outcome DecideMcp(Engine* engine, const Ask& ask, const CancelToken& cancel,
-                  MeshOutcome* report) {
-  absl::StatusOr<mesh::McpBody> body =
-      mesh::ReadMcpBody(ask.body, engine->options().limits);
-  if (!body.ok()) return Deny(nullptr, BodyError(body.status()));
-  Outcome o = Allowed();  // Until a message is denied.
-  // The first denied message's label is the answer's.
-  absl::string_view deny_label;
-  std::vector<std::optional<RpcError>> errors;
-  for (const mesh::McpMessage& m : body->messages) {
-    std::optional<RpcError> error;
-    absl::string_view label = "DENIED_REQUEST";
-    if (m.kind == mesh::McpKind::kDeny) {
-      error = mesh::DeniedError(m.deny_reason,
-                                "this JSON-RPC message is not "
-                                "let through (" +
-                                    m.deny_reason + ")");
-    } else if (m.kind == mesh::McpKind::kToolCall && !o.denied) {
-      // Once the batch is denied, later calls are not decided (nothing
-      // spent on them: approvals, call budgets); they get batch_denied.
-      std::string audit_id;
-      error = Validate(engine, ask, m.params_json, cancel, &audit_id,
-                       &o.snapshot_id, &label, report);
-      if (!audit_id.empty()) o.audit_ids.push_back(audit_id);
-      o.called = true;
-      o.label = "ALLOW";
-      o.tool = body->messages.size() == 1 ? m.tool : "";
+// Envoy marks a body it cut "x-envoy-auth-partial-body: true". Sent twice
+// (a client's own beside Envoy's, joined), it is partial unless every
+// value says false.
+bool PartialBodyHeader(const Headers& headers) {
+  auto it = headers.find("x-envoy-auth-partial-body");
+  if (it == headers.end()) return false;
+  for (absl::string_view v : absl::StrSplit(it->second, ',')) {
+    if (!absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(v), "false")) {
+      return true;
     }
-    if (error.has_value() && deny_label.empty()) deny_label = label;
-    o.denied = o.denied || error.has_value();
-    errors.push_back(std::move(error));
   }
-  if (!o.denied) return o;
-  if (!body->batch) {
-    Outcome denied = Deny(body->messages[0].id, *errors[0]);
-    denied.label = deny_label;
-    return denied;
-  }
-  Outcome denied = Deny(nullptr, mesh::DeniedError("", ""));
-  denied.label = deny_label;
-  denied.body = Json::array();
-  for (size_t i = 0; i < errors.size(); ++i) {
-    const RpcError e =
-        errors[i] ? *errors[i]
-                  : mesh::DeniedError("batch_denied",
-                                      "another message of this batch was "
-                                      "denied; send the allowed ones alone");
-    denied.body.push_back({{"jsonrpc", "2.0"},
-                           {"id", body->messages[i].id},
-                           {"error", mesh::ErrorObject(e)}});
-  }
-  return denied;
+  return false;
 }
 
-Outcome DecideRest(Engine* engine, const Ask& ask, const CancelToken& cancel,
-                   MeshOutcome* report) {
-  constexpr int kForbidden = 403;
-  absl::StatusOr<std::string> tool =
-      mesh::MatchToolPath(ask.tool_path, ask.path);
-  if (!tool.ok()) {
-    return Deny(nullptr, mesh::DeniedError("no_tool", tool.status().message()),
-                kForbidden);
-  }
-  absl::StatusOr<Json> arguments =
-      ParseStrictJson(ask.body, engine->options().limits);
-  if (!arguments.ok())
-    return Deny(nullptr, BodyError(arguments.status()), kForbidden);
-  const std::string params =
-      CanonicalJson({{"name", *tool}, {"arguments", *arguments}});
-  Outcome o = Allowed();
-  std::string audit_id;
-  absl::string_view label;
-  std::optional<RpcError> error = Validate(
-      engine, ask, params, cancel, &audit_id, &o.snapshot_id, &label, report);
-  if (error) {
-    Outcome denied = Deny(nullptr, *error, kForbidden);
-    denied.label = label;
-    return denied;
-  }
-  o.audit_ids.push_back(audit_id);
-  o.called = true;
-  o.label = label;
-  o.tool = *tool;
-  return o;
-}
-
-// Everything before the body is read: method, body presence, snapshot.
-std::optional<Outcome> Precheck(Engine* engine, const CheckRequest& request,
-                                Ask* ask) {
-  const int http = ask->rest ? 403 : 200;
-  const std::string method = absl::AsciiStrToUpper(ask->method);
-  if (!ask->rest && method == "GET") {
+// The method, and a POST's body as Envoy handed it over.
+std::optional<Answer> CheckMethodAndBody(const CheckRequest& request,
+                                         const Ask& ask) {
+  const int http = ask.rest ? kForbidden : 200;
+  const std::string method = absl::AsciiStrToUpper(ask.method);
+  if (!ask.rest && method == "GET") {
     return Deny(nullptr,
                 mesh::DeniedError("method_not_allowed",
                                   "GET streams are not served "
                                   "through toolgate"),
                 405);
   }
-  if (method != "POST" && !(method == "DELETE" && !ask->rest)) {
+  if (method != "POST" && !(method == "DELETE" && !ask.rest)) {
     return Deny(nullptr,
                 mesh::DeniedError("method_not_allowed", "only POST is allowed"),
-                ask->rest ? 403 : 405);
+                ask.rest ? kForbidden : 405);
   }
   const int64_t size = request.attributes().request().http().size();
-  if (absl::AsciiStrToLower(
-          HeaderOr(ask->headers, "x-envoy-auth-partial-body")) == "true" ||
-      (size > 0 && static_cast<int64_t>(ask->body.size()) < size)) {
+  if (PartialBodyHeader(ask.headers) ||
+      (size > 0 && static_cast<int64_t>(ask.body.size()) < size)) {
     return Deny(nullptr,
                 mesh::DeniedError("partial_body",
                                   "the request body was cut off before "
@@ -236,37 +117,56 @@ std::optional<Outcome> Precheck(Engine* engine, const CheckRequest& request,
                                   "max_request_bytes?)"),
                 http);
   }
-  if (method == "POST" && ask->body.empty()) {
+  if (method == "POST" && ask.body.empty()) {
     return Deny(nullptr,
                 mesh::DeniedError("missing_body", "a POST without a body"),
                 http);
+  }
+  if (ask.body.empty()) return std::nullopt;
+  if (std::optional<mesh::HeaderRefusal> refused = mesh::CheckBodyHeaders(
+          HeaderIf(ask.headers, "content-type"),
+          HeaderIf(ask.headers, "content-encoding"))) {
+    return Deny(nullptr, mesh::DeniedError(refused->reason, refused->message),
+                http);
+  }
+  return std::nullopt;
+}
+
+// Everything before the body is read: method, body, its headers, snapshot.
+std::optional<Answer> Precheck(Engine* engine, const CheckRequest& request,
+                               Ask* ask) {
+  if (std::optional<Answer> refused = CheckMethodAndBody(request, *ask)) {
+    return refused;
   }
   absl::StatusOr<std::string> snapshot = ResolveSnapshot(engine, request, *ask);
   if (!snapshot.ok()) {
     return Deny(nullptr,
                 mesh::DeniedError("no_snapshot", snapshot.status().message()),
-                http);
+                ask->rest ? kForbidden : 200);
   }
   ask->snapshot_id = *std::move(snapshot);
   return std::nullopt;
 }
 
-void Allow(const Ask& ask, const Outcome& o, const std::string& grant,
-           CheckResponse* response) {
+void Allow(const Ask& ask, const mesh::McpDecision& d,
+           const std::string& grant, CheckResponse* response) {
   auto* ok = response->mutable_ok_response();
   ok->add_headers_to_remove(std::string(kRunTokenHeader));
+  // How ext_proc reads the answer: never guessed from a body the client
+  // wrote (a REST body may look like a tools/call of the route's tool).
+  SetHeader(kRouteHeader, mesh::RouteName(ask.rest), ok->add_headers());
   const std::string& snapshot =
-      ask.snapshot_id.empty() ? o.snapshot_id : ask.snapshot_id;
+      ask.snapshot_id.empty() ? d.snapshot_id : ask.snapshot_id;
   if (snapshot.empty()) {
     ok->add_headers_to_remove(std::string(kSnapshotHeader));
   } else {
     SetHeader(kSnapshotHeader, snapshot, ok->add_headers());
   }
-  if (!o.audit_ids.empty()) {
-    SetHeader(kAuditIdHeader, absl::StrJoin(o.audit_ids, ","),
+  if (!d.audit_ids.empty()) {
+    SetHeader(kAuditIdHeader, absl::StrJoin(d.audit_ids, ","),
               ok->add_headers());
   }
-  SetHeader(kToolHeader, o.tool, ok->add_headers());
+  SetHeader(kToolHeader, d.tool, ok->add_headers());
   if (grant.empty()) {
     ok->add_headers_to_remove(std::string(kRunGrantHeader));
   } else {
@@ -274,69 +174,97 @@ void Allow(const Ask& ask, const Outcome& o, const std::string& grant,
   }
 }
 
-void Refuse(const Outcome& o, CheckResponse* response) {
+void Refuse(const Answer& a, CheckResponse* response) {
   response->mutable_status()->set_code(kPermissionDenied);
   response->mutable_status()->set_message("denied by toolgate");
   auto* denied = response->mutable_denied_response();
   denied->mutable_status()->set_code(
-      static_cast<envoy::type::v3::StatusCode>(o.http_status));
+      static_cast<envoy::type::v3::StatusCode>(a.http_status));
   SetHeader("content-type", "application/json", denied->add_headers());
   SetHeader(kDeniedHeader, "1", denied->add_headers());
-  const bool rest = o.http_status == 403;
-  denied->set_body(rest && o.body.is_object()
-                       ? CanonicalJson({{"error", o.body["error"]}})
-                       : CanonicalJson(o.body));
+  const Json& body = a.decision.answer;
+  const bool rest = a.http_status == kForbidden;
+  denied->set_body(rest && body.is_object()
+                       ? CanonicalJson({{"error", body["error"]}})
+                       : CanonicalJson(body));
+}
+
+// The grant ext_proc needs for an allowed call's answer in a run, issued
+// before the decision: a decision is never refused after it spent a
+// budget or an approval. Returns the deny when none could be issued.
+std::optional<Answer> IssueGrant(RunGrants* grants, const Ask& ask,
+                                 const Json& id, std::string* grant) {
+  if (ask.run_id.empty() || ask.body.empty()) return std::nullopt;
+  absl::StatusOr<std::string> issued =
+      grants->Issue({ask.run_id, ask.run_token});
+  if (issued.ok()) {
+    *grant = *std::move(issued);
+    return std::nullopt;
+  }
+  Answer denied = Deny(id, mesh::UnavailableError(issued.status().message()),
+                       ask.rest ? kForbidden : 200);
+  denied.decision.label = "ERROR";
+  return denied;
+}
+
+Answer Decide(Engine* engine, RunGrants* grants, const CheckRequest& request,
+              Ask& ask, const CancelToken& cancel, std::string* grant) {
+  mesh::EngineDecider decider(engine);
+  const mesh::McpGate gate(&decider, decider.limits());
+  // An MCP body is read once: its id answers every deny, its messages are
+  // decided. A REST body is its arguments (read by DecideRest).
+  const mesh::McpRequest body =
+      ask.rest ? mesh::McpRequest() : gate.Read(ask.body);
+  if (std::optional<Answer> early = Precheck(engine, request, &ask)) {
+    if (!ask.rest) early->decision.answer["id"] = body.id;
+    return *std::move(early);
+  }
+  Answer answer;
+  if (ask.body.empty()) {  // DELETE of an MCP session: runs no tool.
+    answer.decision.allowed = true;
+    answer.decision.label = "PASS_THROUGH";
+  } else if (std::optional<Answer> refused =
+                 IssueGrant(grants, ask, body.id, grant)) {
+    return *std::move(refused);
+  } else if (ask.rest) {
+    answer.decision = gate.DecideRest(EngineAsk(ask, cancel), ask.tool_path,
+                                      ask.path, ask.body);
+    answer.http_status = kForbidden;
+  } else {
+    answer.decision = gate.Decide(EngineAsk(ask, cancel), body);
+  }
+  return answer;
 }
 
 }  // namespace
 
 CheckResponse DecideCheck(Engine* engine, RunGrants* grants,
                           const CheckRequest& request,
-                          const CancelToken& cancel, MeshOutcome* report) {
+                          const CancelToken& cancel, MeshOutcome* report,
+                          trace::RequestTrace* trace) {
   CheckResponse response;
   Ask ask = ReadAsk(request.attributes().request().http());
+  ask.trace = trace;
   const auto& ctx = request.attributes().context_extensions();
   auto tool_path = ctx.find(std::string(kToolPathSetting));
   ask.rest = tool_path != ctx.end();
   if (ask.rest) ask.tool_path = tool_path->second;
-  Outcome outcome;
-  if (std::optional<Outcome> early = Precheck(engine, request, &ask)) {
-    outcome = *std::move(early);
-    if (!ask.rest) {
-      outcome.body["id"] =
-          mesh::RequestIdOf(ask.body, engine->options().limits);
-    }
-  } else if (ask.body.empty()) {
-    outcome = Allowed();  // DELETE of an MCP session: runs no tool.
-  } else {
-    outcome = ask.rest ? DecideRest(engine, ask, cancel, report)
-                       : DecideMcp(engine, ask, cancel, report);
-  }
-  // A call in a run needs its grant for ext_proc: without one its answer
-  // would be refused after the tool ran, so refuse the call before.
   std::string grant;
-  if (!outcome.denied && outcome.called && !ask.run_id.empty()) {
-    absl::StatusOr<std::string> issued =
-        grants->Issue({ask.run_id, ask.run_token});
-    if (issued.ok()) {
-      grant = *std::move(issued);
-    } else {
-      outcome =
-          Deny(ask.rest ? Json(nullptr)
-                        : mesh::RequestIdOf(ask.body, engine->options().limits),
-               mesh::UnavailableError(issued.status().message()),
-               ask.rest ? 403 : 200);
-      outcome.label = "ERROR";
-    }
+  const Answer answer = Decide(engine, grants, request, ask, cancel, &grant);
+  Report(answer.decision, !ask.run_id.empty(), report);
+  // Only an allowed call's answer is checked with the run's grant.
+  if (!grant.empty() && !(answer.decision.allowed && answer.decision.called)) {
+    grants->Take(grant);
+    grant.clear();
   }
   if (report != nullptr) {
-    report->decision = outcome.label;
+    report->decision = answer.decision.label;
     report->run_id = ask.run_id;
   }
-  if (outcome.denied) {
-    Refuse(outcome, &response);
+  if (answer.decision.allowed) {
+    Allow(ask, answer.decision, grant, &response);
   } else {
-    Allow(ask, outcome, grant, &response);
+    Refuse(answer, &response);
   }
   return response;
 }
@@ -350,19 +278,28 @@ grpc::ServerUnaryReactor* EnvoyAuthzService::Check(
                          ? std::chrono::steady_clock::now()
                          : std::chrono::steady_clock::time_point();
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  std::optional<trace::RequestTrace> trace = StartMeshTrace(
+      tracer_, *context, request->attributes().request().http().headers(),
+      "envoy.service.auth.v3.Authorization", "Check");
+  trace::RequestTrace* span =
+      trace.has_value() && trace->recording() ? &*trace : nullptr;
   MeshOutcome outcome;
   try {
-    *response = DecideCheck(engine_, grants_, *request, ToCancelToken(context),
-                            metrics_ != nullptr ? &outcome : nullptr);
+    *response = DecideCheck(
+        engine_, grants_, *request, ToCancelToken(context),
+        metrics_ != nullptr || span != nullptr ? &outcome : nullptr, span);
   } catch (const std::exception& e) {
     // Never an OK: a deny the agent can read.
-    Outcome o = Deny(nullptr, mesh::UnavailableError(e.what()));
     response->Clear();
-    Refuse(o, response);
+    Refuse(Deny(nullptr, mesh::UnavailableError(e.what()), 200), response);
     outcome = MeshOutcome();
     outcome.decision = "ERROR";
   }
   const grpc::Status status = grpc::Status::OK;
+  if (span != nullptr) {
+    SetMeshOutcome(*span, outcome);
+    SetStatus(*span, status);
+  }
   if (metrics_ != nullptr) {
     // The answer is already decided: counting cannot change it.
     static const int slot = ServerMetrics::RpcSlot("ext_authz.Check");

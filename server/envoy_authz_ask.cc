@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 
 namespace toolgate {
 namespace server {
@@ -14,8 +15,12 @@ using envoy::service::auth::v3::CheckRequest;
 
 Ask ReadAsk(const AttributeContext::HttpRequest& http) {
   Ask ask;
+  // Envoy's map holds lower-case names, each once; a name there twice in
+  // different case (or again in header_map) keeps every value, joined, as
+  // AddHeaders does: never one of them silently.
   for (const auto& [name, value] : http.headers()) {
-    ask.headers[absl::AsciiStrToLower(name)] = value;
+    std::string& slot = ask.headers[absl::AsciiStrToLower(name)];
+    slot = slot.empty() ? value : absl::StrCat(slot, ",", value);
   }
   AddHeaders(http.header_map(), &ask.headers);
   ask.method =

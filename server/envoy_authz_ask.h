@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "core/trace/tracer.h"
 #include "absl/status/statusor.h"
 #include "core/engine/engine.h"
 #include "envoy/service/auth/v3/external_auth.grpc.pb.h"
@@ -28,6 +29,7 @@ struct Ask {
   std::string snapshot_id;  // Resolved.
   std::string run_id;
   std::string run_token;
+  trace::RequestTrace* trace = nullptr;  // Not owned; may be null.
 };
 
 Ask ReadAsk(

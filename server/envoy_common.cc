@@ -29,16 +29,7 @@ void SetHeader(absl::string_view name, absl::string_view value,
 }
 
 mesh::RpcError ErrorForStatus(const absl::Status& status) {
-  switch (status.code()) {
-    case absl::StatusCode::kInvalidArgument:
-    case absl::StatusCode::kNotFound:
-    case absl::StatusCode::kPermissionDenied:
-    case absl::StatusCode::kUnauthenticated:
-    case absl::StatusCode::kFailedPrecondition:
-      return mesh::DeniedError("run_rejected", status.message());
-    default:
-      return mesh::UnavailableError(status.message());
-  }
+  return mesh::ErrorForEngineStatus(status);
 }
 
 }  // namespace server

@@ -25,6 +25,9 @@ inline constexpr absl::string_view kApprovalHeader = "x-toolgate-approval-id";
 // Set by ext_authz on an allowed request, read by ext_proc.
 inline constexpr absl::string_view kRunGrantHeader = "x-toolgate-run-grant";
 inline constexpr absl::string_view kToolHeader = "x-toolgate-tool";
+// "mcp" or "rest": how ext_proc reads the answer (core/mesh/answer_plan.h);
+// ext_proc removes it before the request goes upstream.
+inline constexpr absl::string_view kRouteHeader = "x-toolgate-route";
 inline constexpr absl::string_view kAuditIdHeader = "x-toolgate-audit-id";
 // On toolgate's own deny responses (so ext_proc knows them; see
 // envoy_ext_proc.h).

@@ -7,8 +7,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
-#include "core/mesh/mcp_request.h"
-#include "core/mesh/tool_response.h"
+#include "absl/strings/str_cat.h"
+#include "server/tracing.h"
 
 namespace toolgate {
 namespace server {
@@ -25,18 +25,33 @@ mesh::RpcError Fault(absl::string_view what) {
 
 }  // namespace
 
-ProcessingResponse ExtProcSession::Reject(const mesh::RpcError& error) {
+std::optional<mesh::RpcError> ExtProcSession::TooLarge(absl::string_view what,
+                                                       size_t held,
+                                                       size_t more) const {
+  const size_t cap = gate_.limits().json.max_bytes;
+  if (more <= cap && held <= cap - more) return std::nullopt;
+  return mesh::DeniedError(
+      "body_too_large",
+      absl::StrCat("the ", what, " body passed --max_input_bytes (", cap,
+                   " bytes) at ", held + more, " bytes"));
+}
+
+ProcessingResponse ExtProcSession::Reject(const mesh::RpcError& error,
+                                          envoy::type::v3::StatusCode status) {
+  return Refuse(plan_.Refusal(error), status);
+}
+
+ProcessingResponse ExtProcSession::Refuse(const Json& answer,
+                                          envoy::type::v3::StatusCode status) {
   phase_ = Phase::kDone;
   if (outcome_.decision.empty()) outcome_.decision = "DENIED";
   ProcessingResponse response;
   auto* immediate = response.mutable_immediate_response();
-  immediate->mutable_status()->set_code(envoy::type::v3::BadGateway);
+  immediate->mutable_status()->set_code(status);
   auto* headers = immediate->mutable_headers();
   SetHeader("content-type", "application/json", headers->add_set_headers());
   SetHeader(kDeniedHeader, "1", headers->add_set_headers());
-  immediate->set_body(rest_
-                          ? CanonicalJson({{"error", mesh::ErrorObject(error)}})
-                          : mesh::JsonRpcErrorBody(id_, error));
+  immediate->set_body(CanonicalJson(answer));
   immediate->set_details("toolgate_denied");
   return response;
 }
@@ -49,46 +64,43 @@ ProcessingResponse ExtProcSession::OnRequestHeaders(
   const std::string grant = HeaderOr(request_headers_, kRunGrantHeader);
   if (!grant.empty()) run_ = grants_->Take(grant);
   ProcessingResponse response;
-  // The grant is toolgate's, never the tool server's.
-  response.mutable_request_headers()
-      ->mutable_response()
-      ->mutable_header_mutation()
-      ->add_remove_headers(std::string(kRunGrantHeader));
+  // The grant and the route kind are toolgate's, never the tool server's.
+  auto* mutation = response.mutable_request_headers()
+                       ->mutable_response()
+                       ->mutable_header_mutation();
+  mutation->add_remove_headers(std::string(kRunGrantHeader));
+  mutation->add_remove_headers(std::string(kRouteHeader));
   return response;
 }
 
-void ExtProcSession::ReadRequestBody() {
+void ExtProcSession::PlanAnswer() {
   request_body_done_ = true;
-  absl::StatusOr<mesh::McpBody> body =
-      mesh::ReadMcpBody(request_body_, engine_->options().limits);
-  if (body.ok() && !body->batch &&
-      body->messages[0].kind == mesh::McpKind::kToolCall) {
-    tool_call_ = true;
-    id_ = body->messages[0].id;
-    tool_ = body->messages[0].tool;
-    return;
-  }
-  if (body.ok() && body->batch) {
-    for (const auto& m : body->messages) {
-      if (m.kind == mesh::McpKind::kToolCall) unchecked_batch_ = true;
-    }
-    return;
-  }
-  // Not JSON-RPC: a REST call when ext_authz named its tool.
-  tool_ = HeaderOr(request_headers_, kToolHeader);
-  if (!tool_.empty() &&
-      !(body.ok() && body->messages[0].kind != mesh::McpKind::kDeny)) {
-    tool_call_ = true;
-    rest_ = true;
-  }
+  auto route = request_headers_.find(kRouteHeader);
+  plan_ = gate_.Plan(
+      mesh::ReadRoute(route == request_headers_.end()
+                          ? std::nullopt
+                          : std::optional<std::string>(route->second)),
+      HeaderOr(request_headers_, kToolHeader), gate_.Read(request_body_));
 }
 
 ProcessingResponse ExtProcSession::OnRequestBody(const HttpBody& body) {
   if (phase_ != Phase::kRequest || request_body_done_) {
     return Reject(Fault("a request body out of order"));
   }
+  // Past the cap the request is refused at once, never buffered further
+  // (a body streamed in many pieces would otherwise grow without bound).
+  if (std::optional<mesh::RpcError> error =
+          TooLarge("request", request_body_.size(), body.body().size())) {
+    return Reject(*error, envoy::type::v3::PayloadTooLarge);
+  }
   request_body_.append(body.body());
-  if (body.end_of_stream()) ReadRequestBody();
+  if (body.end_of_stream()) {
+    PlanAnswer();
+    // Refused before the tool server sees it: nothing runs.
+    if (plan_.kind == mesh::AnswerPlan::Kind::kRefuse) {
+      return Reject(plan_.refusal);
+    }
+  }
   ProcessingResponse response;
   response.mutable_request_body();
   return response;
@@ -118,11 +130,13 @@ ProcessingResponse ExtProcSession::OnResponseHeaders(
         Fault("the request body was not sent to toolgate "
               "(request_body_mode must be BUFFERED)"));
   }
-  if (unchecked_batch_) {
-    return Reject(mesh::DeniedError(
-        "batch_not_checked", "answers to batched tool calls are not checked"));
+  // A request without a body (GET, DELETE) is a call only if ext_authz
+  // named a tool.
+  if (!request_body_done_) PlanAnswer();
+  if (plan_.kind == mesh::AnswerPlan::Kind::kRefuse) {
+    return Reject(plan_.refusal);
   }
-  if (tool_call_ && headers.end_of_stream()) {
+  if (plan_.checked() && headers.end_of_stream()) {
     return Reject(mesh::DeniedError("no_answer", "the tool sent no body"));
   }
   ProcessingResponse response;
@@ -130,68 +144,38 @@ ProcessingResponse ExtProcSession::OnResponseHeaders(
   return response;
 }
 
-std::optional<mesh::RpcError> ExtProcSession::CheckAnswer() {
-  ValidateOutputRequest request;
-  request.snapshot_id = HeaderOr(request_headers_, kSnapshotHeader);
-  if (request.snapshot_id.empty() && !run_) {
-    return mesh::DeniedError("no_snapshot",
-                             "neither x-toolgate-snapshot nor a run");
+std::optional<Json> ExtProcSession::CheckAnswer() {
+  mesh::AnswerAsk ask;
+  ask.snapshot_id = HeaderOr(request_headers_, kSnapshotHeader);
+  if (ask.snapshot_id.empty() && !run_) {
+    return plan_.Refusal(mesh::DeniedError(
+        "no_snapshot", "neither x-toolgate-snapshot nor a run"));
   }
   if (!HeaderOr(request_headers_, kRunIdHeader).empty() && !run_) {
-    return mesh::DeniedError("run_grant_missing",
-                             "the request named a run but carried no valid "
-                             "x-toolgate-run-grant from ext_authz");
+    return plan_.Refusal(mesh::DeniedError(
+        "run_grant_missing",
+        "the request named a run but carried no valid "
+        "x-toolgate-run-grant from ext_authz"));
   }
   if (run_) {
-    request.run_id = run_->run_id;
-    request.run_token = run_->run_token;
+    ask.run_id = run_->run_id;
+    ask.run_token = run_->run_token;
   }
-  request.tool_name = tool_;
-  request.mode = output::OutputMode::kFailClosed;
-  request.source = std::string(kExtProcSource);
-  const std::string content_type = HeaderOr(response_headers_, "content-type");
-  int status = 0;
-  (void)absl::SimpleAtoi(HeaderOr(response_headers_, ":status"), &status);
-  std::string body;
-  if (rest_) {
-    request.content_type = content_type;
-    request.http_status = status;
-    request.body = response_body_;
-  } else {
-    if (status < 200 || status > 299) {
-      return mesh::DeniedError("http_status", "the tool server answered HTTP " +
-                                                  std::to_string(status));
-    }
-    absl::StatusOr<Json> answer = mesh::FindToolResponse(
-        content_type, response_body_, id_, engine_->options().limits);
-    absl::StatusOr<std::string> result =
-        answer.ok() ? mesh::ToolResultBody(*answer) : answer.status();
-    if (!result.ok()) {
-      const std::string message(result.status().message());
-      return mesh::DeniedError(message.substr(0, message.find(':')), message);
-    }
-    body = *std::move(result);
-    request.content_type = "application/json";
-    request.http_status = output::kNoHttpStatus;
-    request.body = body;
+  ask.source = std::string(kExtProcSource);
+  mesh::HttpAnswer answer;
+  answer.content_type = HeaderOr(response_headers_, "content-type");
+  (void)absl::SimpleAtoi(HeaderOr(response_headers_, ":status"),
+                         &answer.status);
+  answer.body = response_body_;
+  mesh::AnswerVerdict verdict = gate_.Check(plan_, ask, answer);
+  outcome_.decision = verdict.label;  // A constant.
+  outcome_.violations = std::move(verdict.violations);
+  if (verdict.checked) {
+    outcome_.run_id = ask.run_id;
+    outcome_.read_only = verdict.read_only;
   }
-  absl::StatusOr<ValidateOutputResponse> checked =
-      engine_->ValidateToolOutput(request);
-  if (!checked.ok()) {
-    outcome_.decision = "ERROR";
-    return ErrorForStatus(checked.status());
-  }
-  const bool valid = checked->result.verdict == output::OutputVerdict::kValid;
-  outcome_.decision = valid ? "VALID" : "INVALID";
-  for (const auto& v : checked->result.violations) {
-    outcome_.violations.push_back(v.code);
-  }
-  outcome_.run_id = request.run_id;
-  outcome_.read_only = checked->read_only;
-  if (!valid) {
-    return mesh::ErrorForOutput(*checked);
-  }
-  return std::nullopt;
+  if (verdict.valid) return std::nullopt;
+  return std::move(verdict.answer);
 }
 
 ProcessingResponse ExtProcSession::OnResponseBody(const HttpBody& body) {
@@ -203,7 +187,7 @@ ProcessingResponse ExtProcSession::OnResponseBody(const HttpBody& body) {
   if (phase_ != Phase::kResponse) {
     return Reject(Fault("a response body before its headers"));
   }
-  if (!tool_call_) {
+  if (!plan_.checked()) {
     response.mutable_response_body();
     return response;
   }
@@ -212,9 +196,14 @@ ProcessingResponse ExtProcSession::OnResponseBody(const HttpBody& body) {
         Fault("a tool's answer in pieces (response_body_mode must "
               "be BUFFERED)"));
   }
-  response_body_.append(body.body());
-  if (std::optional<mesh::RpcError> error = CheckAnswer())
+  if (std::optional<mesh::RpcError> error =
+          TooLarge("answer", response_body_.size(), body.body().size())) {
     return Reject(*error);
+  }
+  response_body_.append(body.body());
+  if (std::optional<Json> refused = CheckAnswer()) {
+    return Refuse(*refused, envoy::type::v3::BadGateway);
+  }
   phase_ = Phase::kDone;
   response.mutable_response_body();
   return response;
@@ -225,7 +214,7 @@ MeshOutcome ExtProcSession::TakeOutcome() {
   // deny. A tool call's answer never seen decides nothing.
   if (outcome_.decision.empty() &&
       (phase_ == Phase::kPassThrough ||
-       (phase_ == Phase::kResponse && !tool_call_))) {
+       (phase_ == Phase::kResponse && !plan_.checked()))) {
     outcome_.decision = "PASS_THROUGH";
   }
   return std::move(outcome_);
@@ -266,8 +255,12 @@ namespace {
 class ProcessReactor final
     : public grpc::ServerBidiReactor<ProcessingRequest, ProcessingResponse> {
  public:
-  ProcessReactor(Engine* engine, RunGrants* grants, ServerMetrics* metrics)
-      : session_(engine, grants), metrics_(metrics) {
+  ProcessReactor(Engine* engine, RunGrants* grants, ServerMetrics* metrics,
+                 trace::Tracer* tracer, grpc::CallbackServerContext* context)
+      : session_(engine, grants),
+        metrics_(metrics),
+        tracer_(tracer),
+        context_(context) {
     StartRead(&request_);
   }
   void OnReadDone(bool ok) override {
@@ -279,6 +272,20 @@ class ProcessReactor final
     const auto start = metrics_ != nullptr
                            ? std::chrono::steady_clock::now()
                            : std::chrono::steady_clock::time_point();
+    // The stream's span starts with its first message: the request's
+    // headers carry the agent's trace context.
+    if (tracer_ != nullptr && !trace_.has_value()) {
+      google::protobuf::Map<std::string, std::string> headers;
+      if (request_.has_request_headers()) {
+        for (const auto& h : request_.request_headers().headers().headers()) {
+          headers[h.key()] = h.raw_value().empty() ? h.value() : h.raw_value();
+        }
+      }
+      std::optional<trace::RequestTrace> started = StartMeshTrace(
+          tracer_, *context_, headers,
+          "envoy.service.ext_proc.v3.ExternalProcessor", "Process");
+      if (started.has_value()) trace_.emplace(std::move(*started));
+    }
     try {
       response_ = session_.Step(request_, &done_);
     } catch (const std::exception& e) {
@@ -304,19 +311,31 @@ class ProcessReactor final
 
  private:
   void Done(const grpc::Status& status) {
-    if (metrics_ != nullptr) {
+    trace::RequestTrace* span =
+        trace_.has_value() && trace_->recording() ? &*trace_ : nullptr;
+    if (metrics_ != nullptr || span != nullptr) {
       // The answers are already sent: counting cannot change them.
       static const int slot = ServerMetrics::RpcSlot("ext_proc.Process");
       MeshOutcome outcome = session_.TakeOutcome();
       if (failed_) outcome = MeshOutcome();  // The error counts it.
-      if (status.ok()) metrics_->DecidedMesh(slot, outcome);
-      metrics_->Finished(slot, status, busy_.count(), input_bytes_);
+      if (span != nullptr) {
+        SetMeshOutcome(*span, outcome);
+        SetStatus(*span, status);
+        span->End();
+      }
+      if (metrics_ != nullptr) {
+        if (status.ok()) metrics_->DecidedMesh(slot, outcome);
+        metrics_->Finished(slot, status, busy_.count(), input_bytes_);
+      }
     }
     Finish(status);
   }
 
   ExtProcSession session_;
   ServerMetrics* const metrics_;
+  trace::Tracer* const tracer_;
+  grpc::CallbackServerContext* const context_;
+  std::optional<trace::RequestTrace> trace_;
   ProcessingRequest request_;
   ProcessingResponse response_;
   bool done_ = false;
@@ -328,8 +347,8 @@ class ProcessReactor final
 }  // namespace
 
 grpc::ServerBidiReactor<ProcessingRequest, ProcessingResponse>*
-EnvoyExtProcService::Process(grpc::CallbackServerContext*) {
-  return new ProcessReactor(engine_, grants_, metrics_);
+EnvoyExtProcService::Process(grpc::CallbackServerContext* context) {
+  return new ProcessReactor(engine_, grants_, metrics_, tracer_, context);
 }
 
 }  // namespace server

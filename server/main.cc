@@ -1,4 +1,4 @@
-// toolgate: the sidecar. See README.md ("Operating toolgate").
+// toolgate: the sidecar. See docs/operating.md.
 #include <signal.h>
 #include <unistd.h>
 
@@ -17,18 +17,25 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "core/engine/engine.h"
+#include "core/trace/tracer.h"
+#include "core/util/tls_files.h"
 #include "core/util/secret_file.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/impl/server_builder_option.h"
+#include "grpcpp/impl/server_builder_plugin.h"
 #include "server/audit_log.h"
 #include "server/auth.h"
+#include "server/call_streams.h"
 #include "server/credentials.h"
 #include "server/envoy_authz.h"
 #include "server/envoy_ext_proc.h"
 #include "server/manifests.h"
 #include "server/metrics.h"
 #include "server/options.h"
+#include "server/otlp_exporter.h"
 #include "server/raw_service.h"
 #include "server/service.h"
 
@@ -131,11 +138,33 @@ std::unique_ptr<grpc::Server> Start(
   return server;
 }
 
-// Plaintext, health service only: what a Kubernetes `grpc:` probe (which
-// cannot do TLS) can reach. It says no more than the main listener's
-// health service does, and nothing else is served on it.
-std::unique_ptr<grpc::Server> StartHealthOnly(const std::string &listen) {
+// Drops every plugin from a ServerBuilder. grpc's reflection plugin, once
+// InitProtoReflectionServerBuilderPlugin() has run, is added to every
+// builder the process makes; the health-only listener must not serve it.
+class NoPlugins final : public grpc::ServerBuilderOption {
+ public:
+  void UpdateArguments(grpc::ChannelArguments *) override {}
+  void UpdatePlugins(
+      std::vector<std::unique_ptr<grpc::ServerBuilderPlugin>> *plugins)
+      override {
+    plugins->clear();
+  }
+};
+
+// Plaintext, grpc.health.v1.Health only: what a Kubernetes `grpc:` probe
+// (which cannot do TLS) can reach. It says no more than the main
+// listener's health service does, and nothing else is served on it (no
+// reflection: it would list the main listener's services to anyone who
+// can reach the probe port). `unimplemented` (gRPC's default generic
+// service: UNIMPLEMENTED for every method; must outlive the server) takes
+// every other method: gRPC refuses to build a server with no service of
+// its own (the health service is added at start).
+std::unique_ptr<grpc::Server> StartHealthOnly(
+    const std::string &listen, grpc::CallbackGenericService *unimplemented) {
+  grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
+  builder.SetOption(std::make_unique<NoPlugins>());
+  builder.RegisterCallbackGenericService(unimplemented);
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr) {
@@ -152,6 +181,27 @@ int Fail(const absl::Status &status) {
   return 1;
 }
 
+// Null when tracing is off (no --otlp_endpoint).
+absl::StatusOr<std::unique_ptr<trace::Tracer>> StartTracer(
+    const ServerOptions &options) {
+  if (options.otlp_endpoint.empty()) return nullptr;
+  OtlpOptions otlp;
+  otlp.endpoint = options.otlp_endpoint;
+  otlp.timeout = absl::Milliseconds(options.otlp_timeout_ms);
+  if (!options.otlp_ca_file.empty()) {
+    auto ca = ReadPemCertificates(options.otlp_ca_file, "otlp_ca_file");
+    if (!ca.ok()) return ca.status();
+    otlp.ca_pem = *std::move(ca);
+  }
+  auto exporter = OtlpExporter::Create(std::move(otlp));
+  if (!exporter.ok()) return exporter.status();
+  trace::TracerOptions t;
+  t.sample_ratio = options.trace_sample_ratio;
+  std::cerr << "toolgate: traces to " << options.otlp_endpoint
+            << " (sample ratio " << options.trace_sample_ratio << ")\n";
+  return std::make_unique<trace::Tracer>(t, *std::move(exporter));
+}
+
 int Serve(const ServerOptions &options) {
   std::string token;
   if (!options.admin_token_file.empty()) {
@@ -159,7 +209,14 @@ int Serve(const ServerOptions &options) {
     if (!read.ok()) return Fail(read.status());
     token = *std::move(read);
   }
-  const AdminAuth auth(token, AdminAuth::IsLocalListener(options.listen));
+  const AdminAuth auth(token, AdminAuth::IsLocalListener(options.listen),
+                       options.approver_identities);
+  if (!auth.CanApprove()) {
+    std::cerr << "toolgate: approvals: no approver credential configured "
+                 "(--admin_token_file, or --approver_identities with mTLS): "
+                 "nobody can approve, so calls that need approval stay "
+                 "NEEDS_APPROVAL\n";
+  }
   auto credentials = ListenerCredentials(options);
   if (!credentials.ok()) return Fail(credentials.status());
   std::unique_ptr<AuditLog> audit;
@@ -178,26 +235,35 @@ int Serve(const ServerOptions &options) {
                         options.snapshot_create_admin
                             ? SnapshotCreate::kAdmin
                             : SnapshotCreate::kAnyone);
+  CallStreams call_streams(options.max_call_streams);
+  absl::StatusOr<std::unique_ptr<trace::Tracer>> tracer = StartTracer(options);
+  if (!tracer.ok()) return Fail(tracer.status());
   std::unique_ptr<ServerMetrics> metrics;
   if (!options.metrics_listen.empty()) {
-    auto served = ServerMetrics::Serve(options.metrics_listen, &engine);
+    auto served =
+        ServerMetrics::Serve(options.metrics_listen, &engine, &call_streams);
     if (!served.ok()) return Fail(served.status());
     metrics = *std::move(served);
+    metrics->set_tracer(tracer->get());
     std::cerr << "toolgate: metrics on " << options.metrics_listen << "\n";
   }
   // Parses requests itself: an unparsable one is INVALID_ARGUMENT naming
   // the field, not INTERNAL (see raw_service.h).
-  RawToolGateService service(&typed, metrics.get());
+  RawToolGateService service(&typed, metrics.get(), &call_streams,
+                             tracer->get());
   // Envoy's ext_authz and ext_proc (docs/mesh.md), on the same listener.
   RunGrants mesh_grants;
-  EnvoyAuthzService envoy_authz(&engine, &mesh_grants, metrics.get());
-  EnvoyExtProcService envoy_ext_proc(&engine, &mesh_grants, metrics.get());
+  EnvoyAuthzService envoy_authz(&engine, &mesh_grants, metrics.get(),
+                                tracer->get());
+  EnvoyExtProcService envoy_ext_proc(&engine, &mesh_grants, metrics.get(),
+                                     tracer->get());
   std::unique_ptr<grpc::Server> server = Start(
       options, *credentials, &service, {&envoy_authz, &envoy_ext_proc});
   if (server == nullptr) return 1;
+  grpc::CallbackGenericService unimplemented;
   std::unique_ptr<grpc::Server> health;
   if (!options.health_listen.empty()) {
-    health = StartHealthOnly(options.health_listen);
+    health = StartHealthOnly(options.health_listen, &unimplemented);
     if (health == nullptr) return 1;
   }
   std::thread signals(HandleSignals, Running{&options, &engine, audit.get(),

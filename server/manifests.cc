@@ -2,21 +2,23 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/util/regular_file.h"
 #include "schemas/embedded_examples.h"
 
 namespace toolgate {
 namespace server {
 namespace {
 
+// One manifest to load: an embedded example (its text) or a file (read
+// when its turn comes, so that one file at a time is held).
 struct ManifestFile {
   std::string name;
-  std::string source;
-  std::string json;
+  std::string source;                   // The path, or "embedded FILE".
+  std::optional<std::string> contents;  // Embedded only.
 };
 
 // "tickets.openai.json" -> "tickets": the format part is not the name.
@@ -25,7 +27,7 @@ std::string SnapshotName(const std::filesystem::path &file) {
   return stem.substr(0, stem.find('.'));
 }
 
-absl::StatusOr<std::vector<ManifestFile>> ReadManifests(
+absl::StatusOr<std::vector<ManifestFile>> ListManifests(
     const std::string &dir) {
   std::vector<ManifestFile> out;
   if (dir.empty()) {
@@ -45,20 +47,23 @@ absl::StatusOr<std::vector<ManifestFile>> ReadManifests(
   }
   std::sort(files.begin(), files.end());
   for (const auto &file : files) {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream buf;
-    buf << in.rdbuf();
-    if (!in.good() && !in.eof()) {
-      return absl::NotFoundError(absl::StrCat(file.string(), ": unreadable"));
-    }
-    out.push_back({SnapshotName(file), file.string(), buf.str()});
+    out.push_back({SnapshotName(file), file.string(), std::nullopt});
   }
   return out;
 }
 
+// A file is read as a regular file of at most --max_input_bytes
+// (core/util/regular_file.h): a FIFO, a device, a directory or a socket
+// named *.json is refused, never waited on or read without end.
 absl::Status AddManifest(Engine *engine, const ManifestFile &m,
                          std::ostream &log) {
-  auto snapshot = engine->CreateSnapshot(m.json, ManifestFormat::kAuto, m.name,
+  absl::StatusOr<std::string> json =
+      m.contents.has_value()
+          ? *m.contents
+          : ReadRegularFile(m.source, engine->options().limits.max_bytes);
+  // The reader's message begins with the path.
+  if (!json.ok()) return absl::InvalidArgumentError(json.status().message());
+  auto snapshot = engine->CreateSnapshot(*json, ManifestFormat::kAuto, m.name,
                                          NameRule::kLoad);
   if (!snapshot.ok()) {
     return absl::InvalidArgumentError(
@@ -74,7 +79,7 @@ absl::Status AddManifest(Engine *engine, const ManifestFile &m,
 
 absl::Status LoadManifests(Engine *engine, const std::string &dir,
                            std::ostream &log) {
-  auto files = ReadManifests(dir);
+  auto files = ListManifests(dir);
   if (!files.ok()) return files.status();
   for (const ManifestFile &m : *files) {
     if (auto s = AddManifest(engine, m, log); !s.ok()) return s;
@@ -83,7 +88,7 @@ absl::Status LoadManifests(Engine *engine, const std::string &dir,
 }
 
 int ReloadManifests(Engine *engine, const std::string &dir, std::ostream &log) {
-  auto files = ReadManifests(dir);
+  auto files = ListManifests(dir);
   if (!files.ok()) {
     log << "toolgate: reload: " << files.status().message()
         << "; keeping every loaded snapshot\n";

@@ -31,7 +31,7 @@ constexpr std::array<const char*, 17> kGrpcCodes = {"OK",
                                                     "DATA_LOSS",
                                                     "UNAUTHENTICATED"};
 
-// Violation codes of README "Violation codes", "ValidateToolOutput" and
+// Violation codes of docs/contract.md "Violation codes", "ValidateToolOutput" and
 // "ExtractVerdict": the closed set a label may take.
 const absl::flat_hash_set<std::string>& KnownCodes() {
   static const auto* codes = new absl::flat_hash_set<std::string>{
@@ -154,8 +154,10 @@ int ServerMetrics::RpcSlot(absl::string_view rpc) {
   return -1;
 }
 
-ServerMetrics::ServerMetrics(const Engine* engine)
-    : engine_(engine), registry_(std::make_shared<prometheus::Registry>()) {
+ServerMetrics::ServerMetrics(const Engine* engine, const CallStreams* streams)
+    : engine_(engine),
+      streams_(streams),
+      registry_(std::make_shared<prometheus::Registry>()) {
   using prometheus::BuildCounter;
   using prometheus::BuildGauge;
   using prometheus::BuildHistogram;
@@ -234,6 +236,28 @@ ServerMetrics::ServerMetrics(const Engine* engine)
                     .Help("Runs open.")
                     .Register(*registry_)
                     .Add({});
+  call_streams_ = &BuildGauge()
+                       .Name("toolgate_call_streams_open")
+                       .Help("ValidateToolCallStream calls open "
+                             "(--max_call_streams).")
+                       .Register(*registry_)
+                       .Add({});
+  calls_ = std::make_unique<CallMetrics>(
+      *registry_, [engine](const std::string& snapshot_id,
+                           const std::string& name) {
+        if (engine == nullptr || snapshot_id.empty()) return false;
+        auto snapshot = engine->GetSnapshot(snapshot_id, "");
+        return snapshot.ok() && (*snapshot)->FindTool(name) != nullptr;
+      });
+  scraped_ = std::make_unique<ScrapedMetrics>(*registry_);
+  process_ = std::make_shared<ProcessMetrics>();
+  call_stream_bytes_ =
+      &BuildGauge()
+           .Name("toolgate_call_stream_held_bytes")
+           .Help("Bytes the open ValidateToolCallStream calls hold between "
+                 "messages (headers, assembled content, audit events).")
+           .Register(*registry_)
+           .Add({});
 }
 
 ServerMetrics::~ServerMetrics() {
@@ -242,8 +266,9 @@ ServerMetrics::~ServerMetrics() {
 }
 
 absl::StatusOr<std::unique_ptr<ServerMetrics>> ServerMetrics::Serve(
-    const std::string& listen, const Engine* engine) {
-  auto metrics = std::make_unique<ServerMetrics>(engine);
+    const std::string& listen, const Engine* engine,
+    const CallStreams* streams) {
+  auto metrics = std::make_unique<ServerMetrics>(engine, streams);
   metrics->scrape_ = std::make_shared<Scrape>(metrics.get());
   try {
     // civetweb throws when it cannot bind; nothing else here throws.
@@ -253,10 +278,16 @@ absl::StatusOr<std::unique_ptr<ServerMetrics>> ServerMetrics::Serve(
         "--metrics_listen=", listen, ": cannot serve metrics: ", e.what()));
   }
   metrics->exposer_->RegisterCollectable(metrics->scrape_);
+  metrics->exposer_->RegisterCollectable(metrics->process_);
   return metrics;
 }
 
 std::vector<prometheus::MetricFamily> ServerMetrics::Collect() const {
+  if (streams_ != nullptr) {
+    call_streams_->Set(static_cast<double>(streams_->open()));
+    call_stream_bytes_->Set(static_cast<double>(streams_->held_bytes()));
+  }
+  scraped_->Refresh(engine_);
   if (engine_ != nullptr) {
     snapshots_->Set(static_cast<double>(engine_->snapshot_count()));
     open_runs_->Set(static_cast<double>(engine_->open_run_count()));
@@ -330,6 +361,7 @@ void ServerMetrics::DecidedCall(int slot, const std::string& run_id,
   for (const auto& call : response.calls()) {
     for (const std::string& r : call.repairs()) CountRepair(r);
   }
+  calls_->Count(!run_id.empty(), response);
   // The reject that used the run's last attempt opened its breaker; the
   // calls after it are STOP and do not count again.
   if (OpensBreaker(!run_id.empty(), response.decision() == v1::DECISION_REJECT,
@@ -394,6 +426,11 @@ void ServerMetrics::Decided(const v1::CloseRunRequest& request,
                             const v1::CloseRunResponse&) {
   absl::MutexLock lock(&mu_);
   read_only_runs_.erase(request.run_id());
+}
+
+void ServerMetrics::Decided(const v1::DecideApprovalRequest&,
+                            const v1::DecideApprovalResponse& response) {
+  scraped_->Decided(response);
 }
 
 void ServerMetrics::Decided(const v1::ResetRunRequest& request,

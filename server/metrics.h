@@ -38,6 +38,10 @@
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
+#include "server/metrics_calls.h"
+#include "server/metrics_scraped.h"
+#include "server/process_metrics.h"
+#include "server/call_streams.h"
 #include "toolgate/v1/toolgate.pb.h"
 
 namespace toolgate {
@@ -76,12 +80,15 @@ class ServerMetrics {
   static bool IsKnownRepair(absl::string_view kind);
 
   // Metrics without an endpoint (tests read them through Collect()).
-  // `engine` (not owned, must outlive this) feeds the gauges.
-  explicit ServerMetrics(const Engine* engine);
+  // `engine` and `streams` (not owned, must outlive this; `streams` may be
+  // null: its gauges stay 0) feed the gauges.
+  explicit ServerMetrics(const Engine* engine,
+                         const CallStreams* streams = nullptr);
   // Metrics served on `listen` (HOST:PORT); INVALID_ARGUMENT for an address
   // that cannot be bound.
   static absl::StatusOr<std::unique_ptr<ServerMetrics>> Serve(
-      const std::string& listen, const Engine* engine);
+      const std::string& listen, const Engine* engine,
+      const CallStreams* streams = nullptr);
   ~ServerMetrics();
 
   // The index of `rpc` in RpcNames(), or -1.
@@ -107,6 +114,8 @@ class ServerMetrics {
                const v1::CloseRunResponse& response);
   void Decided(const v1::ResetRunRequest& request,
                const v1::ResetRunResponse& response);
+  void Decided(const v1::DecideApprovalRequest& request,
+               const v1::DecideApprovalResponse& response);
   template <typename Request, typename Response>
   void Decided(const Request&, const Response&) {}
   // A mesh call's outcome, for RPC `slot` ("ext_authz.Check" or
@@ -116,6 +125,10 @@ class ServerMetrics {
   // The exposition's families with the gauges refreshed (what a scrape
   // sees).
   std::vector<prometheus::MetricFamily> Collect() const;
+
+  // Tracing's span counters (toolgate_spans_*_total); null: tracing off.
+  // Before serving; not owned.
+  void set_tracer(const trace::Tracer* tracer) { scraped_->set_tracer(tracer); }
 
   // How many run ids the kill-switch set holds (tests check it is bounded).
   size_t read_only_runs_held() const;
@@ -132,6 +145,7 @@ class ServerMetrics {
   void ForgetEndedRuns() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Engine* const engine_;
+  const CallStreams* const streams_;
   std::shared_ptr<prometheus::Registry> registry_;
   std::shared_ptr<Scrape> scrape_;
   std::unique_ptr<prometheus::Exposer> exposer_;
@@ -150,6 +164,11 @@ class ServerMetrics {
   prometheus::Counter* snapshots_evicted_ = nullptr;
   prometheus::Gauge* snapshots_ = nullptr;
   prometheus::Gauge* open_runs_ = nullptr;
+  prometheus::Gauge* call_streams_ = nullptr;
+  prometheus::Gauge* call_stream_bytes_ = nullptr;
+  std::unique_ptr<CallMetrics> calls_;
+  std::unique_ptr<ScrapedMetrics> scraped_;
+  std::shared_ptr<ProcessMetrics> process_;
 
   // Runs seen read-only, so that a trip counts once: a run stays read-only
   // (every output call says so) until ResetRun, CloseRun or expiry. Bounded

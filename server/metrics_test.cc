@@ -166,6 +166,38 @@ std::string Manifest(int i) {
          std::to_string(i) + "\",\"parameters\":{\"type\":\"object\"}}}]";
 }
 
+TEST(ServerMetricsTest, OnlyToolsTheSnapshotDeclaresBecomeLabels) {
+  Engine engine;
+  ServerMetrics metrics(&engine);
+  auto snapshot = engine.CreateSnapshot(Manifest(0), ManifestFormat::kAuto, "");
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  v1::ValidateToolCallRequest request;
+  v1::ValidateToolCallResponse response;
+  response.set_decision(v1::DECISION_ALLOW);
+  response.set_snapshot_id((*snapshot)->id());
+  response.add_calls()->set_name("t0");
+  response.add_calls()->set_name("not_declared");
+  metrics.Decided(request, response);
+  response.set_snapshot_id("sha256:no-such-snapshot");
+  response.mutable_calls()->RemoveLast();
+  response.add_calls()->set_name("made_up");
+  metrics.Decided(request, response);
+  EXPECT_EQ(Value(metrics, "toolgate_tool_calls_total",
+                  {{"tool", "t0"}, {"decision", "ALLOW"}}),
+            2);
+  EXPECT_EQ(Value(metrics, "toolgate_tool_calls_total",
+                  {{"tool", "(unknown)"}, {"decision", "ALLOW"}}),
+            2);
+  for (const auto& family : metrics.Collect()) {
+    for (const auto& metric : family.metric) {
+      for (const auto& label : metric.label) {
+        EXPECT_NE(label.value, "not_declared");
+        EXPECT_NE(label.value, "made_up");
+      }
+    }
+  }
+}
+
 TEST(ServerMetricsTest, EvictionCounterMovesByExactlyTheEvictions) {
   EngineOptions options;
   options.max_snapshots = 3;

@@ -7,6 +7,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 
 namespace toolgate {
@@ -68,6 +69,33 @@ const std::map<std::string, Setter>& Setters() {
       {"tls_key_file", Text(&ServerOptions::tls_key_file)},
       {"tls_client_ca_file", Text(&ServerOptions::tls_client_ca_file)},
       {"health_listen", Text(&ServerOptions::health_listen)},
+      {"otlp_endpoint", Text(&ServerOptions::otlp_endpoint)},
+      {"otlp_ca_file", Text(&ServerOptions::otlp_ca_file)},
+      {"otlp_timeout_ms",
+       Number<int>([](ServerOptions* o) { return &o->otlp_timeout_ms; }, 10,
+                   60000)},
+      {"trace_sample_ratio",
+       [](const std::string& v, ServerOptions* o) {
+         double r = 0;
+         if (!absl::SimpleAtod(v, &r) || !(r >= 0 && r <= 1)) {
+           return absl::InvalidArgumentError(absl::StrCat(
+               "expected a ratio from 0 to 1, got \"", v, "\""));
+         }
+         o->trace_sample_ratio = r;
+         return absl::OkStatus();
+       }},
+      {"approver_identities",
+       [](const std::string& v, ServerOptions* o) {
+         o->approver_identities = absl::StrSplit(v, ',');
+         for (const std::string& id : o->approver_identities) {
+           if (id.empty() || id.size() > 1024) {
+             return absl::InvalidArgumentError(
+                 "expected a comma-separated list of certificate identities "
+                 "(none empty)");
+           }
+         }
+         return absl::OkStatus();
+       }},
       {"snapshot_create",
        [](const std::string& v, ServerOptions* o) {
          if (v != "admin" && v != "any") {
@@ -106,6 +134,33 @@ const std::map<std::string, Setter>& Setters() {
        Number<int64_t>(
            [](ServerOptions* o) { return &o->engine.approval_ttl_seconds; }, 1,
            int64_t{7} * 24 * 3600)},
+      {"max_approvals",
+       Number<size_t>([](ServerOptions* o) { return &o->engine.max_approvals; },
+                      1, 100000000)},
+      {"max_pending_approvals_per_run",
+       Number<size_t>(
+           [](ServerOptions* o) {
+             return &o->engine.max_pending_approvals_per_run;
+           },
+           1, 100000000)},
+      {"max_pending_approvals_per_tenant",
+       Number<size_t>(
+           [](ServerOptions* o) {
+             return &o->engine.max_pending_approvals_per_tenant;
+           },
+           1, 100000000)},
+      {"max_approval_bytes",
+       Number<size_t>(
+           [](ServerOptions* o) { return &o->engine.max_approval_bytes; },
+           1 << 20, int64_t{1} << 40)},
+      {"max_waits_per_run",
+       Number<int>(
+           [](ServerOptions* o) { return &o->engine.max_waits_per_run; }, 1,
+           256)},
+      {"max_protected_text_bytes",
+       Number<size_t>(
+           [](ServerOptions* o) { return &o->engine.max_protected_text_bytes; },
+           0, int64_t{1} << 40)},
       {"max_stream_events",
        Number<size_t>(
            [](ServerOptions* o) { return &o->engine.max_stream_events; }, 1,
@@ -124,10 +179,17 @@ const std::map<std::string, Setter>& Setters() {
        Number<size_t>(
            [](ServerOptions* o) { return &o->engine.schema_pool_bytes; }, 0,
            int64_t{1} << 40)},
+      {"request_compile_bytes",
+       Number<size_t>(
+           [](ServerOptions* o) { return &o->engine.request_compile_bytes; }, 0,
+           int64_t{1} << 40)},
       {"max_send_message_bytes",
        Number<int64_t>(
            [](ServerOptions* o) { return &o->max_send_message_bytes; }, 1 << 20,
            (int64_t{1} << 31) - 1)},
+      {"max_call_streams",
+       Number<int>([](ServerOptions* o) { return &o->max_call_streams; }, 1,
+                   100000)},
       {"shutdown_grace_seconds",
        Number<int>([](ServerOptions* o) { return &o->shutdown_grace_seconds; },
                    0, 3600)},
@@ -149,6 +211,14 @@ absl::Status CheckTlsFlags(const ServerOptions& o) {
   if (!o.tls_client_ca_file.empty() && o.tls_cert_file.empty()) {
     return absl::InvalidArgumentError(
         "--tls_client_ca_file needs --tls_cert_file and --tls_key_file");
+  }
+  // Without mTLS no certificate is verified: nothing to match them against.
+  if (!o.approver_identities.empty() && o.tls_client_ca_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--approver_identities needs --tls_client_ca_file (mTLS)");
+  }
+  if (o.otlp_endpoint.empty() && !o.otlp_ca_file.empty()) {
+    return absl::InvalidArgumentError("--otlp_ca_file needs --otlp_endpoint");
   }
   if (!o.health_listen.empty() && o.health_listen == o.listen) {
     return absl::InvalidArgumentError(
@@ -225,9 +295,16 @@ std::string ServerUsage() {
          "N]\n"
          "                [--max_calls_per_output N] "
          "[--approval_ttl_seconds N]\n"
+         "                [--max_approvals N] "
+         "[--max_pending_approvals_per_run N]\n"
+         "                [--max_pending_approvals_per_tenant N] "
+         "[--max_approval_bytes N]\n"
+         "                [--max_waits_per_run N] "
+         "[--max_protected_text_bytes N]\n"
          "                [--result_schema_cache_bytes N] "
          "[--max_stream_events N]\n"
-         "                [--schema_pool_bytes N]\n"
+         "                [--schema_pool_bytes N] [--max_call_streams N]\n"
+         "                [--request_compile_bytes N]\n"
          "                [--max_send_message_bytes N] [--audit_log PATH|-]\n"
          "                [--audit_payloads] [--audit_required]\n"
          "                [--port_file PATH] [--shutdown_grace_seconds N]\n"
@@ -236,7 +313,10 @@ std::string ServerUsage() {
          "[--snapshot_create admin|any]\n"
          "                [--tls_cert_file PEM --tls_key_file PEM "
          "[--tls_client_ca_file PEM]]\n"
-         "                [--health_listen HOST:PORT]\n";
+         "                [--approver_identities ID[,ID...]]\n"
+         "                [--health_listen HOST:PORT]\n"
+         "                [--otlp_endpoint HOST:PORT [--otlp_ca_file PEM]\n"
+         "                 [--trace_sample_ratio R] [--otlp_timeout_ms N]]\n";
 }
 
 }  // namespace server

@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/engine/engine.h"
+#include "server/call_streams.h"
 
 namespace toolgate {
 namespace server {
@@ -30,10 +31,25 @@ struct ServerOptions {
   std::string tls_cert_file;
   std::string tls_key_file;
   std::string tls_client_ca_file;
+  // Client-certificate identities (subjectAltName entries, or the common
+  // name of a certificate without them) that may list and decide approvals
+  // besides the admin token; needs --tls_client_ca_file.
+  std::vector<std::string> approver_identities;
   // A second, plaintext listener serving only grpc.health.v1.Health, for
   // probes that cannot speak TLS (Kubernetes `grpc:` probes). Empty: none.
   std::string health_listen;
+  // Tracing (docs/operating.md "Tracing"): spans over OTLP/gRPC to this
+  // HOST:PORT; empty: off (nothing traced or timed).
+  std::string otlp_endpoint;
+  std::string otlp_ca_file;  // TLS to the collector; empty: plaintext.
+  double trace_sample_ratio = 1.0;  // For traces toolgate starts.
+  int otlp_timeout_ms = 1000;       // Per export.
   bool snapshot_create_admin = true;  // --snapshot_create=admin|any.
+  // ValidateToolCallStream calls open at once; one more is
+  // RESOURCE_EXHAUSTED before any of its messages is read. Each open
+  // stream may hold its header, its assembled content and (with
+  // --audit_payloads) its events: a few MB at the default limits.
+  int max_call_streams = kDefaultMaxCallStreams;
   // Largest response the server sends; a bigger one fails that call with
   // RESOURCE_EXHAUSTED. 0: the larger of 4 MiB (a default client's receive
   // limit) and what the receive limit allows in (4 x max_input_bytes + 1 MiB).

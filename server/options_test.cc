@@ -33,6 +33,7 @@ TEST(ServerFlags, RefusesWhatWouldSilentlyKeepADefault) {
            {"--max_send_message_bytes=1000"},  // Below 1 MiB.
            {"--result_schema_cache_bytes=-1"},
            {"--schema_pool_bytes=-1"},
+           {"--request_compile_bytes=-1"},
            {"--listen"},  // no value
            {"positional"}}) {
     auto o = ParseServerFlags(args);
@@ -47,6 +48,7 @@ TEST(ServerFlags, ResponseAndRequestLimits) {
   EXPECT_EQ(d->engine.max_calls_per_output, 64u);
   EXPECT_EQ(d->engine.result_schema_cache_bytes, 64u << 20);
   EXPECT_EQ(d->engine.schema_pool_bytes, size_t{64} << 20);
+  EXPECT_EQ(d->engine.request_compile_bytes, size_t{8} << 20);
   // The default send limit is a default client's 4 MiB receive limit, or
   // the receive limit when that is larger.
   EXPECT_EQ(MaxReceiveMessageBytes(*d), 4 * 200000 + (1 << 20));
@@ -56,12 +58,30 @@ TEST(ServerFlags, ResponseAndRequestLimits) {
   EXPECT_EQ(MaxSendMessageBytes(*big), 4 * 2000000 + (1 << 20));
   auto o = ParseServerFlags(
       {"--max_calls_per_output=8", "--result_schema_cache_bytes=0",
-       "--schema_pool_bytes=0", "--max_send_message_bytes=2097152"});
+       "--schema_pool_bytes=0", "--max_send_message_bytes=2097152",
+       "--request_compile_bytes=0"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->engine.max_calls_per_output, 8u);
   EXPECT_EQ(o->engine.result_schema_cache_bytes, 0u);
   EXPECT_EQ(o->engine.schema_pool_bytes, 0u);
+  EXPECT_EQ(o->engine.request_compile_bytes, 0u);
   EXPECT_EQ(MaxSendMessageBytes(*o), 2097152);
+}
+
+TEST(ServerFlags, MaxCallStreams) {
+  auto d = ParseServerFlags({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->max_call_streams, 64);
+  auto o = ParseServerFlags({"--max_call_streams=1"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->max_call_streams, 1);
+  for (const char* bad : {"--max_call_streams=0", "--max_call_streams=-1",
+                          "--max_call_streams=100001"}) {
+    EXPECT_EQ(ParseServerFlags({bad}).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+  EXPECT_NE(ServerUsage().find("[--max_call_streams N]"), std::string::npos);
 }
 
 TEST(ServerFlags, MetricsListenIsOffByDefaultAndDocumented) {
@@ -106,6 +126,70 @@ TEST(ServerFlags, BoundedStateLimits) {
        {"--max_snapshot_bytes N", "--max_runs_per_tenant N",
         "--run_idle_ttl_seconds N", "--approval_ttl_seconds N"}) {
     EXPECT_NE(ServerUsage().find(flag), std::string::npos) << flag;
+  }
+}
+
+// Issue 25: the caps on protected texts, approvals and waits.
+TEST(ServerFlags, RunAndApprovalCaps) {
+  auto d = ParseServerFlags({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->engine.max_protected_text_bytes, size_t{64} << 20);
+  EXPECT_EQ(d->engine.max_approvals, 10000u);
+  EXPECT_EQ(d->engine.max_pending_approvals_per_run, 64u);
+  EXPECT_EQ(d->engine.max_pending_approvals_per_tenant, 1000u);
+  EXPECT_EQ(d->engine.max_approval_bytes, size_t{64} << 20);
+  EXPECT_EQ(d->engine.max_waits_per_run, 4);
+  EXPECT_TRUE(d->approver_identities.empty());
+  auto o = ParseServerFlags(
+      {"--max_protected_text_bytes=0", "--max_approvals=5",
+       "--max_pending_approvals_per_run=2",
+       "--max_pending_approvals_per_tenant=3", "--max_approval_bytes=2097152",
+       "--max_waits_per_run=1"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->engine.max_protected_text_bytes, 0u);
+  EXPECT_EQ(o->engine.max_approvals, 5u);
+  EXPECT_EQ(o->engine.max_pending_approvals_per_run, 2u);
+  EXPECT_EQ(o->engine.max_pending_approvals_per_tenant, 3u);
+  EXPECT_EQ(o->engine.max_approval_bytes, 2097152u);
+  EXPECT_EQ(o->engine.max_waits_per_run, 1);
+  for (const char* bad :
+       {"--max_protected_text_bytes=-1", "--max_approvals=0",
+        "--max_pending_approvals_per_run=0",
+        "--max_pending_approvals_per_tenant=0", "--max_approval_bytes=1000",
+        "--max_waits_per_run=0", "--max_waits_per_run=257"}) {
+    EXPECT_EQ(ParseServerFlags({bad}).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+  for (const char* flag :
+       {"--max_protected_text_bytes N", "--max_pending_approvals_per_tenant N",
+        "--max_waits_per_run N", "--max_approvals N",
+        "--max_pending_approvals_per_run N", "--max_approval_bytes N",
+        "--approver_identities ID[,ID...]"}) {
+    EXPECT_NE(ServerUsage().find(flag), std::string::npos) << flag;
+  }
+}
+
+TEST(ServerFlags, ApproverIdentitiesNeedMtls) {
+  const std::vector<std::string> tls = {"--tls_cert_file=c", "--tls_key_file=k",
+                                        "--tls_client_ca_file=ca"};
+  std::vector<std::string> args = tls;
+  args.push_back("--approver_identities=oncall.example,spiffe://x/approver");
+  auto o = ParseServerFlags(args);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(
+      o->approver_identities,
+      (std::vector<std::string>{"oncall.example", "spiffe://x/approver"}));
+  auto plain = ParseServerFlags({"--approver_identities=oncall.example"});
+  EXPECT_EQ(plain.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(
+      absl::StrContains(plain.status().message(), "--tls_client_ca_file"));
+  for (const char* bad :
+       {"--approver_identities=", "--approver_identities=a,,b",
+        "--approver_identities=a,"}) {
+    std::vector<std::string> with = tls;
+    with.push_back(bad);
+    EXPECT_FALSE(ParseServerFlags(with).ok()) << bad;
   }
 }
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "grpcpp/support/proto_buffer_reader.h"
 #include "server/convert.h"
 #include "server/request_diagnosis.h"
+#include "server/tracing.h"
 
 namespace toolgate {
 namespace server {
@@ -61,56 +63,112 @@ class WaitingReactor final : public grpc::ServerUnaryReactor {
   void OnDone() override { delete this; }
 };
 
+// The server span of one call (OpenTelemetry's name for a gRPC span:
+// "package.Service/Method"); empty when tracing is off.
+std::optional<trace::RequestTrace> StartTrace(
+    trace::Tracer* tracer, const grpc::ServerContextBase& context,
+    absl::string_view method) {
+  std::optional<trace::RequestTrace> trace;
+  if (tracer == nullptr) return trace;
+  trace.emplace(tracer,
+                absl::StrCat(v1::ToolGate::service_full_name(), "/", method),
+                TraceParentOf(context));
+  if (trace->recording()) {
+    SetRpc(*trace, v1::ToolGate::service_full_name(), method);
+  }
+  return trace;
+}
+
+trace::RequestTrace* Recording(std::optional<trace::RequestTrace>& trace) {
+  return trace.has_value() && trace->recording() ? &*trace : nullptr;
+}
+
 template <typename Request, typename Response>
 grpc::Status Serve(ToolGateService* typed,
                    grpc::Status (ToolGateService::*method)(
                        grpc::ServerContextBase*, const Request*, Response*),
                    grpc::CallbackServerContext* context,
                    const grpc::ByteBuffer& bytes, Response* response,
-                   ServerMetrics* metrics) {
+                   ServerMetrics* metrics, trace::Tracer* tracer,
+                   absl::string_view name) {
+  std::optional<trace::RequestTrace> trace = StartTrace(tracer, *context, name);
+  trace::RequestTrace* span = Recording(trace);
   Request request;
   grpc::Status status = ParseRequest(bytes, &request);
-  if (!status.ok()) return status;
-  status = (typed->*method)(context, &request, response);
+  if (status.ok()) {
+    TraceScope scope(span);
+    status = (typed->*method)(context, &request, response);
+  }
   if (status.ok() && metrics != nullptr) metrics->Decided(request, *response);
+  if (span != nullptr) {
+    if (status.ok()) SetAnswer(*span, request, *response);
+    SetStatus(*span, status);
+  }
   return status;
 }
 
-// ValidateToolCallStream: reads messages until the client half-closes,
-// each one's events assembled as it arrives, then decides on gRPC's
-// callback thread like the unary methods.
+// ValidateToolCallStream: reads messages until the client half-closes, or
+// until the decision is fixed (ToolCallStream::decided), each message's
+// events assembled as it arrives; then decides on gRPC's callback thread
+// like the unary methods, and finishes the call.
+//
+// Finish is only ever called with no read pending (from the constructor,
+// before any, or from OnReadDone, before the next): no read completes
+// after the answer, and OnDone, which frees the reactor, comes once gRPC
+// is done with the call. The client's messages still in flight are
+// dropped by gRPC (the call is over: its writes fail).
 class ToolCallStreamReactor final
     : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
   ToolCallStreamReactor(ToolGateService* typed, ServerMetrics* metrics,
+                        CallStreams* streams, trace::Tracer* tracer,
                         grpc::CallbackServerContext* context,
                         v1::ValidateToolCallResponse* response)
       : typed_(typed),
         metrics_(metrics),
+        streams_(streams),
         context_(context),
         response_(response),
         start_(metrics != nullptr ? std::chrono::steady_clock::now()
                                   : std::chrono::steady_clock::time_point()),
-        stream_(typed->NewToolCallStream()) {
+        trace_(StartTrace(tracer, *context, "ValidateToolCallStream")) {
+    if (!streams_->TryOpen()) {
+      Done(grpc::Status(
+          grpc::StatusCode::RESOURCE_EXHAUSTED,
+          absl::StrCat("more than ", streams_->max_open(),
+                       " ValidateToolCallStream calls are open already "
+                       "(--max_call_streams)")));
+      return;
+    }
+    has_slot_ = true;
+    stream_ = typed->NewToolCallStream();
     StartRead(&bytes_);
+  }
+  ~ToolCallStreamReactor() override {
+    Release();
+    if (has_slot_) streams_->Close();
   }
 
   void OnReadDone(bool ok) override {
-    if (!ok) {  // Half-closed (or gone: the engine sees the cancellation).
-      return Done(
-          typed_->ValidateToolCallStream(context_, stream_.get(), response_));
-    }
-    input_bytes_ += bytes_.Length();
+    if (!ok) return Decide();  // Half-closed, or gone: the engine sees it.
+    const size_t size = bytes_.Length();
+    input_bytes_ += size;
     v1::ToolCallStreamRequest message;
     grpc::Status status = ParseRequest(bytes_, &message);
-    if (status.ok()) status = ToGrpc(stream_->Add(message));
-    if (!status.ok()) return Done(status);
     bytes_.Clear();
+    if (status.ok()) status = ToGrpc(stream_->Add(message, size));
+    if (!status.ok()) return Done(status);
+    Account();
+    if (stream_->decided()) return Decide();  // Nothing later changes it.
     StartRead(&bytes_);
   }
   void OnDone() override { delete this; }
 
  private:
+  void Decide() {
+    TraceScope scope(Recording(trace_));
+    Done(typed_->ValidateToolCallStream(context_, stream_.get(), response_));
+  }
   void Done(const grpc::Status& status) {
     if (metrics_ != nullptr) {
       static const int slot = ServerMetrics::RpcSlot("ValidateToolCallStream");
@@ -119,17 +177,38 @@ class ToolCallStreamReactor final
           std::chrono::steady_clock::now() - start_;
       metrics_->Finished(slot, status, took.count(), input_bytes_);
     }
+    if (trace::RequestTrace* span = Recording(trace_)) {
+      if (status.ok()) SetAnswer(*span, stream_->header(), *response_);
+      SetStatus(*span, status);
+      span->End();
+    }
+    Release();  // The answer is made: nothing of the stream is needed.
     Finish(status);
+  }
+  // Brings the held-bytes count up to date with the stream.
+  void Account() {
+    const int64_t now = static_cast<int64_t>(stream_->held_bytes());
+    streams_->Hold(now - held_);
+    held_ = now;
+  }
+  void Release() {
+    streams_->Hold(-held_);
+    held_ = 0;
+    stream_.reset();
   }
 
   ToolGateService* const typed_;
   ServerMetrics* const metrics_;
+  CallStreams* const streams_;
   grpc::CallbackServerContext* const context_;
   v1::ValidateToolCallResponse* const response_;
   const std::chrono::steady_clock::time_point start_;
+  bool has_slot_ = false;
   std::unique_ptr<ToolCallStream> stream_;
+  int64_t held_ = 0;  // What this call counts in streams_->held_bytes().
   grpc::ByteBuffer bytes_;
   size_t input_bytes_ = 0;
+  std::optional<trace::RequestTrace> trace_;
 };
 
 }  // namespace
@@ -144,13 +223,17 @@ void RawToolGateService::AddToolCallStream() {
       nullptr));
   ToolGateService* typed = typed_;
   ServerMetrics* metrics = metrics_;
+  CallStreams* streams = streams_;
+  trace::Tracer* tracer = tracer_;
   MarkMethodCallback(
       static_cast<int>(methods_.size() - 1),
       new grpc::internal::CallbackClientStreamingHandler<
           grpc::ByteBuffer, v1::ValidateToolCallResponse>(
-          [typed, metrics](grpc::CallbackServerContext* context,
-                           v1::ValidateToolCallResponse* response) {
-            return new ToolCallStreamReactor(typed, metrics, context, response);
+          [typed, metrics, streams, tracer](
+              grpc::CallbackServerContext* context,
+              v1::ValidateToolCallResponse* response) {
+            return new ToolCallStreamReactor(typed, metrics, streams, tracer,
+                                             context, response);
           }));
 }
 
@@ -167,11 +250,12 @@ void RawToolGateService::Add(
       paths_.back().c_str(), grpc::internal::RpcMethod::NORMAL_RPC, nullptr));
   ToolGateService* typed = typed_;
   ServerMetrics* metrics = metrics_;
+  trace::Tracer* tracer = tracer_;
   const int slot = ServerMetrics::RpcSlot(name);
   MarkMethodCallback(
       static_cast<int>(methods_.size() - 1),
       new grpc::internal::CallbackUnaryHandler<grpc::ByteBuffer, Response>(
-          [typed, method, metrics, slot, waits](
+          [typed, method, metrics, tracer, name, slot, waits](
               grpc::CallbackServerContext* context,
               const grpc::ByteBuffer* bytes,
               Response* response) -> grpc::ServerUnaryReactor* {
@@ -179,10 +263,11 @@ void RawToolGateService::Add(
             const auto start = metrics != nullptr
                                    ? std::chrono::steady_clock::now()
                                    : std::chrono::steady_clock::time_point();
-            auto handle = [typed, method, metrics, slot, context, bytes,
-                           response, start] {
-              grpc::Status status = Serve<Request>(typed, method, context,
-                                                   *bytes, response, metrics);
+            auto handle = [typed, method, metrics, tracer, name, slot,
+                           context, bytes, response, start] {
+              grpc::Status status =
+                  Serve<Request>(typed, method, context, *bytes, response,
+                                 metrics, tracer, name);
               if (metrics != nullptr) {
                 const std::chrono::duration<double> took =
                     std::chrono::steady_clock::now() - start;
@@ -198,8 +283,16 @@ void RawToolGateService::Add(
 }
 
 RawToolGateService::RawToolGateService(ToolGateService* typed,
-                                       ServerMetrics* metrics)
-    : typed_(typed), metrics_(metrics) {
+                                       ServerMetrics* metrics,
+                                       CallStreams* streams,
+                                       trace::Tracer* tracer)
+    : typed_(typed),
+      metrics_(metrics),
+      tracer_(tracer),
+      own_streams_(streams != nullptr ? nullptr
+                                      : std::make_unique<CallStreams>(
+                                            kDefaultMaxCallStreams)),
+      streams_(streams != nullptr ? streams : own_streams_.get()) {
   using S = ToolGateService;
   // One line per RPC of the proto; raw_service_test checks none is missing.
   Add("CreateSnapshot", &S::CreateSnapshot);

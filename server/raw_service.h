@@ -31,19 +31,27 @@
 //
 // The exception is ValidateToolCallStream, a client stream by contract: a
 // reactor reads it message by message, assembling events as they arrive,
-// and decides on the callback thread at half-close. A stream still open
-// at shutdown is cancelled when the grace period ends (no decision).
+// and decides on the callback thread at half-close, or as soon as the
+// decision is fixed (the stream refused: over a limit, malformed, a
+// provider error), without reading on: the answer and the end of the call
+// come before the client half-closes. At most CallStreams::max_open() such
+// calls are open at once (RESOURCE_EXHAUSTED beyond, before any message
+// is read). A stream still open at shutdown is cancelled when the grace
+// period ends (no decision).
 //
 // Thread-safety: as the typed service it wraps.
 #ifndef TOOLGATE_SERVER_RAW_SERVICE_H_
 #define TOOLGATE_SERVER_RAW_SERVICE_H_
 
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/impl/service_type.h"
+#include "core/trace/tracer.h"
+#include "server/call_streams.h"
 #include "server/metrics.h"
 #include "server/service.h"
 #include "toolgate/v1/toolgate.grpc.pb.h"
@@ -63,9 +71,14 @@ class RawToolGateService final : public grpc::Service {
  public:
   // Forwards every RPC to `typed`, which must outlive this service, and
   // reports each call to `metrics` (may be null: no metrics, nothing timed;
-  // else it must outlive the service too).
+  // else it must outlive the service too). `streams` caps and counts the
+  // open ValidateToolCallStream calls (must outlive the service; null: the
+  // service's own, with kDefaultMaxCallStreams).
+  // `tracer` (may be null: tracing off) gets a server span per call.
   explicit RawToolGateService(ToolGateService* typed,
-                              ServerMetrics* metrics = nullptr);
+                              ServerMetrics* metrics = nullptr,
+                              CallStreams* streams = nullptr,
+                              trace::Tracer* tracer = nullptr);
 
   // The RPC names registered ("CreateSnapshot", ...), in proto order.
   const std::vector<std::string>& methods() const { return methods_; }
@@ -82,6 +95,9 @@ class RawToolGateService final : public grpc::Service {
 
   ToolGateService* const typed_;
   ServerMetrics* const metrics_;
+  trace::Tracer* const tracer_;
+  std::unique_ptr<CallStreams> own_streams_;  // When none was given.
+  CallStreams* const streams_;
   std::vector<std::string> methods_;
   // gRPC keeps a pointer to each method's path: a deque never moves them.
   std::deque<std::string> paths_;

@@ -3,20 +3,48 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "server/convert.h"
+#include "server/tracing.h"
 
 namespace toolgate {
 namespace server {
 
-absl::Status ToolGateService::CheckAdmin(
-    const grpc::ServerContextBase& context) const {
+namespace {
+
+absl::string_view Authorization(const grpc::ServerContextBase& context) {
   const auto& metadata = context.client_metadata();
   auto it = metadata.find("authorization");
-  absl::string_view value;
-  if (it != metadata.end()) value = {it->second.data(), it->second.size()};
-  return auth_->CheckAdmin(value);
+  if (it == metadata.end()) return absl::string_view();
+  return absl::string_view(it->second.data(), it->second.size());
+}
+
+// The verified client certificate's identities (its subjectAltNames, else
+// its common name, as gRPC reports them); empty without mTLS.
+std::vector<std::string> PeerIdentities(
+    const grpc::ServerContextBase& context) {
+  std::vector<std::string> out;
+  const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+  if (auth == nullptr || !auth->IsPeerAuthenticated()) return out;
+  for (const grpc::string_ref& id : auth->GetPeerIdentity()) {
+    out.emplace_back(id.data(), id.size());
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::Status ToolGateService::CheckAdmin(
+    const grpc::ServerContextBase& context) const {
+  return auth_->CheckAdmin(Authorization(context));
+}
+
+absl::Status ToolGateService::CheckApprover(
+    const grpc::ServerContextBase& context) const {
+  return auth_->CheckApprover(Authorization(context), PeerIdentities(context));
 }
 
 grpc::Status ToolGateService::CreateSnapshot(
@@ -120,6 +148,7 @@ grpc::Status ToolGateService::ValidateToolCall(
     v1::ValidateToolCallResponse* response) {
   auto engine_request = FromProto(*request);
   engine_request.cancel = ToCancelToken(context);
+  engine_request.trace = CurrentTrace();
   auto result = engine_->ValidateToolCall(engine_request);
   if (!result.ok()) return ToGrpc(result.status());
   ToProto(*std::move(result), response);
@@ -136,6 +165,7 @@ grpc::Status ToolGateService::ValidateToolCallStream(
   auto engine_request = stream->Finish();
   if (!engine_request.ok()) return ToGrpc(engine_request.status());
   engine_request->cancel = ToCancelToken(context);
+  engine_request->trace = CurrentTrace();
   auto result = engine_->ValidateToolCall(*engine_request);
   if (!result.ok()) return ToGrpc(result.status());
   ToProto(*std::move(result), response);
@@ -168,8 +198,8 @@ grpc::Status ToolGateService::ValidateToolOutput(
 grpc::Status ToolGateService::ListApprovals(
     grpc::ServerContextBase* context, const v1::ListApprovalsRequest* request,
     v1::ListApprovalsResponse* response) {
-  if (absl::Status admin = CheckAdmin(*context); !admin.ok()) {
-    return ToGrpc(admin);
+  if (absl::Status approver = CheckApprover(*context); !approver.ok()) {
+    return ToGrpc(approver);
   }
   for (const Approval& a :
        engine_->ListApprovals(request->run_id(), FromProto(request->state()))) {
@@ -181,8 +211,8 @@ grpc::Status ToolGateService::ListApprovals(
 grpc::Status ToolGateService::DecideApproval(
     grpc::ServerContextBase* context, const v1::DecideApprovalRequest* request,
     v1::DecideApprovalResponse* response) {
-  if (absl::Status admin = CheckAdmin(*context); !admin.ok()) {
-    return ToGrpc(admin);
+  if (absl::Status approver = CheckApprover(*context); !approver.ok()) {
+    return ToGrpc(approver);
   }
   auto decided =
       engine_->DecideApproval(request->approval_id(), request->approve(),

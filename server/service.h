@@ -79,6 +79,9 @@ class ToolGateService final {
 
  private:
   absl::Status CheckAdmin(const grpc::ServerContextBase& context) const;
+  // ListApprovals and DecideApproval: the admin token or a listed client
+  // certificate, on every listener (server/auth.h).
+  absl::Status CheckApprover(const grpc::ServerContextBase& context) const;
 
   Engine* const engine_;
   const AdminAuth* const auth_;

@@ -16,7 +16,18 @@ absl::Status Differs(const char* field) {
       "messages leave them unset or repeat them)"));
 }
 
+// assembled_bytes() walks every call: measured this often, not per message.
+constexpr size_t kMeasureEvery = 64 << 10;
+
 }  // namespace
+
+size_t MaxStreamMessages(const EngineOptions& options) {
+  return options.max_stream_events + 1;
+}
+
+size_t MaxStreamWireBytes(const EngineOptions& options) {
+  return 4 * MaxStreamBytes(options);
+}
 
 ToolCallStream::ToolCallStream(const EngineOptions& options)
     : options_(options) {}
@@ -31,6 +42,7 @@ absl::Status ToolCallStream::SetHeader(
   }
   header_ = message;
   header_.clear_events();
+  header_bytes_ = header_.ByteSizeLong();
   assembler_ = stream::Assembler::Create(format, StreamLimitsFor(options_));
   started_ = true;
   return absl::OkStatus();
@@ -62,20 +74,59 @@ absl::Status ToolCallStream::CheckHeader(
   return absl::OkStatus();
 }
 
-absl::Status ToolCallStream::Add(const v1::ToolCallStreamRequest& message) {
+absl::Status ToolCallStream::Add(const v1::ToolCallStreamRequest& message,
+                                 size_t wire_bytes) {
   absl::Status status = started_ ? CheckHeader(message) : SetHeader(message);
   if (!status.ok()) return status;
+  ++messages_;
+  wire_bytes_ += wire_bytes;
+  if (messages_ > MaxStreamMessages(options_)) {
+    Refuse(absl::StrCat("the stream has more than ",
+                        MaxStreamMessages(options_), " messages"));
+  } else if (wire_bytes_ > MaxStreamWireBytes(options_)) {
+    Refuse(absl::StrCat("the stream's messages hold more than ",
+                        MaxStreamWireBytes(options_), " bytes"));
+  } else {
+    AddEvents(message);
+  }
+  return absl::OkStatus();
+}
+
+void ToolCallStream::AddEvents(const v1::ToolCallStreamRequest& message) {
   for (const std::string& event : message.events()) {
     assembler_->Add(event);
     // Kept for the audit payload only while the stream is within bounds
-    // (a refused stream's audit records only what was refused).
+    // (a refused stream's audit records only what was refused: the event
+    // at fault too, unless it passed a bound).
     if (options_.audit_payloads &&
         assembler_->events() <= options_.max_stream_events &&
         assembler_->bytes() <= MaxStreamBytes(options_)) {
       kept_events_.push_back(event);
+      kept_bytes_ += event.size();
     }
+    // Nothing more is read once the answer is fixed.
+    if (assembler_->refused()) return;
   }
-  return absl::OkStatus();
+}
+
+void ToolCallStream::Refuse(std::string message) {
+  refused_.code = std::string(stream::kInputTooLarge);
+  refused_.message = std::move(message);
+}
+
+bool ToolCallStream::decided() const {
+  return !refused_.ok() || (started_ && assembler_->refused());
+}
+
+size_t ToolCallStream::held_bytes() {
+  if (!started_) return 0;
+  const size_t events = assembler_->bytes();
+  if (events >= measured_at_ + kMeasureEvery) {
+    assembled_bytes_ = assembler_->assembled_bytes();
+    measured_at_ = events;
+  }
+  return header_bytes_ + assembled_bytes_ + (events - measured_at_) +
+         kept_bytes_;
 }
 
 absl::StatusOr<ValidateCallRequest> ToolCallStream::Finish() {
@@ -83,7 +134,10 @@ absl::StatusOr<ValidateCallRequest> ToolCallStream::Finish() {
     return absl::InvalidArgumentError(
         "ValidateToolCallStream: the call carried no message");
   }
+  // The assembler's refusal, when it came first, is the one reported.
+  const bool assembler_refused = assembler_->refused();
   assembly_ = assembler_->Finish();
+  if (!refused_.ok() && !assembler_refused) assembly_ = {refused_, false, ""};
   ValidateCallRequest out;
   out.snapshot_id = header_.snapshot_id();
   out.run_id = header_.run_id();

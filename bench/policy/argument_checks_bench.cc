@@ -8,6 +8,9 @@
 //                               without one, and http://0x7f.1/ refused
 //   secret/{64B,1KB,1KB_jwt}    prose without and with a JWT at the end
 //   secret/adversarial_1KB      "eyJ" repeated (the scan's worst shape)
+//   secret/{1KB_zwsp,1KB_cjk}   prose with one U+200B (read twice, once
+//                               copied without it) and Japanese text (no
+//                               invisible character, every byte non-ASCII)
 //   leak/{64B,1KB}              a 4 KB protected system prompt, clean argument
 //   leak_build/{4KB,64KB}       LeakDetector construction (once per run)
 //
@@ -129,6 +132,20 @@ std::string Repeat(absl::string_view unit, size_t bytes) {
 }
 BENCHMARK_CAPTURE(BM_Secret, adversarial, Repeat("eyJ", 1024), "")
     ->Name("secret/adversarial_1KB");
+
+std::string WithZeroWidthSpace(std::string text) {
+  text.insert(text.size() / 2, "\xE2\x80\x8B");
+  return text;
+}
+BENCHMARK_CAPTURE(BM_Secret, 1KB_zwsp, WithZeroWidthSpace(Prose(1024)), "")
+    ->Name("secret/1KB_zwsp");
+// "東京の天気 " (Tokyo's weather), kana and kanji.
+BENCHMARK_CAPTURE(BM_Secret, 1KB_cjk,
+                  Repeat("\xE6\x9D\xB1\xE4\xBA\xAC\xE3\x81\xAE\xE5\xA4"
+                         "\xA9\xE6\xB0\x97 ",
+                         1024),
+                  "")
+    ->Name("secret/1KB_cjk");
 
 std::string RandomText(size_t bytes, unsigned seed) {
   std::mt19937 rng(seed);

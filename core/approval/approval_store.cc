@@ -6,7 +6,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "core/util/ids.h"
 
 namespace toolgate {
 namespace {
@@ -102,6 +101,8 @@ absl::StatusOr<Approval> ApprovalStore::Request(
   }
   absl::MutexLock lock(&mu_);
   const absl::Time now = Now();
+  // Expired pending approvals hold no slot: none counts below.
+  DropExpiredPending(now);
   if (now - last_sweep_ >= kSweepEvery) {
     SweepLocked(now);
     last_sweep_ = now;
@@ -110,15 +111,6 @@ absl::StatusOr<Approval> ApprovalStore::Request(
   if (const Approval* same =
           PendingOf(run_id, tool, arguments_json, now, &pending)) {
     return AsOf(*same, now);
-  }
-  if (pending >= options_.max_pending_per_run) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("run ", run_id, " already has ", pending,
-                     " approvals pending: decide some before asking for more"));
-  }
-  if (approvals_.size() >= options_.max_approvals) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "the approval store is full (", options_.max_approvals, ")"));
   }
   Approval a;
   a.run_id = std::string(run_id);
@@ -129,32 +121,17 @@ absl::StatusOr<Approval> ApprovalStore::Request(
   a.expires_at = now + options_.ttl;
   a.run_context = run_context;
   a.model = std::string(model);
+  if (absl::Status full = CheckCaps(a, pending); !full.ok()) return full;
   return Insert(std::move(a));
 }
 
-absl::StatusOr<Approval> ApprovalStore::Insert(Approval approval) {
-  absl::StatusOr<std::string> random = RandomHex(16);
-  if (!random.ok()) {
-    return absl::InternalError(
-        absl::StrCat("no random approval id: ", random.status().message()));
-  }
-  approval.approval_id = absl::StrCat("apr_", *random);
-  // 128 random bits do not collide; if they ever seem to, the RNG is
-  // broken and overwriting someone's approval would be worse than failing.
-  if (approvals_.contains(approval.approval_id)) {
-    return absl::InternalError("random approval id collided");
-  }
-  by_run_[approval.run_id].insert(approval.approval_id);
-  const std::string id = approval.approval_id;
-  return approvals_.emplace(id, std::move(approval)).first->second;
-}
-
 std::vector<Approval> ApprovalStore::List(absl::string_view run_id,
-                                          ApprovalState state) const {
+                                          ApprovalState state) {
   std::vector<Approval> out;
   {
     absl::MutexLock lock(&mu_);
     const absl::Time now = Now();
+    DropExpiredPending(now);
     auto keep = [&](const Approval& a) {
       if (state != ApprovalState::kUnspecified && StateAt(a, now) != state) {
         return;
@@ -186,18 +163,24 @@ absl::StatusOr<Approval> ApprovalStore::Decide(absl::string_view approval_id,
         "deciding needs an approver: who decided goes into the record");
   }
   absl::MutexLock lock(&mu_);
+  const absl::Time now = Now();
+  DropExpiredPending(now);
   auto it = approvals_.find(approval_id);
   if (it == approvals_.end()) {
+    if (expired_.contains(approval_id)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("approval ", approval_id, " is expired, not pending"));
+    }
     return absl::NotFoundError(absl::StrCat("no approval ", approval_id));
   }
   Approval& a = it->second;
-  const absl::Time now = Now();
   const ApprovalState current = StateAt(a, now);
   if (current != ApprovalState::kPending) {
     return absl::FailedPreconditionError(absl::StrCat(
         "approval ", approval_id, " is ",
         absl::AsciiStrToLower(ApprovalStateName(current)), ", not pending"));
   }
+  LeavePending(a);
   a.state = approve ? ApprovalState::kApproved : ApprovalState::kDenied;
   a.approver = std::string(approver);
   a.reason = std::string(reason);
@@ -232,6 +215,7 @@ absl::StatusOr<ApprovalState> ApprovalStore::WaitOnce(
   absl::MutexLock lock(&mu_);
   const Approval* a = FindForRun(run_id, approval_id);
   if (a == nullptr) {
+    if (ExpiredUndecided(run_id, approval_id)) return ApprovalState::kExpired;
     return absl::NotFoundError(
         absl::StrCat("run ", run_id, " has no approval ", approval_id));
   }
@@ -251,6 +235,7 @@ absl::StatusOr<ApprovalState> ApprovalStore::WaitOnce(
   }
   a = FindForRun(run_id, approval_id);  // Sweep may have dropped it.
   if (a == nullptr) {
+    if (ExpiredUndecided(run_id, approval_id)) return ApprovalState::kExpired;
     return absl::NotFoundError(
         absl::StrCat("run ", run_id, " has no approval ", approval_id));
   }
@@ -262,7 +247,12 @@ Consumption ApprovalStore::Consume(absl::string_view run_id,
                                    absl::string_view tool,
                                    absl::string_view arguments_json) {
   absl::MutexLock lock(&mu_);
+  DropExpiredPending(Now());
   auto it = approvals_.find(approval_id);
+  if (it == approvals_.end() && ExpiredUndecided(run_id, approval_id)) {
+    return Refuse("approval_expired",
+                  "the approval expired before anyone decided it; ask again");
+  }
   // An unknown id and another run's id read the same: a run must not
   // learn which ids exist elsewhere.
   if (approval_id.empty() || it == approvals_.end() ||
@@ -305,44 +295,6 @@ void ApprovalStore::Release(absl::string_view approval_id) {
   if (it != approvals_.end() && it->second.state == ApprovalState::kUsed) {
     it->second.state = ApprovalState::kApproved;
   }
-}
-
-size_t ApprovalStore::Sweep() {
-  absl::MutexLock lock(&mu_);
-  const absl::Time now = Now();
-  last_sweep_ = now;
-  return SweepLocked(now);
-}
-
-size_t ApprovalStore::SweepLocked(absl::Time now) {
-  const absl::Time cutoff = now - options_.keep_after_expiry;
-  size_t dropped = 0;
-  for (auto it = approvals_.begin(); it != approvals_.end();) {
-    const Approval& a = it->second;
-    const bool finished =
-        a.state == ApprovalState::kUsed || a.state == ApprovalState::kDenied;
-    const bool stale =
-        a.expires_at < cutoff || (finished && a.decided_at < cutoff);
-    if (!stale) {
-      ++it;
-      continue;
-    }
-    auto run = by_run_.find(a.run_id);
-    run->second.erase(a.approval_id);
-    if (run->second.empty()) by_run_.erase(run);
-    approvals_.erase(it++);
-    ++dropped;
-  }
-  if (dropped > 0) {  // A waiter's approval may be gone.
-    ++generation_;
-    changed_.SignalAll();
-  }
-  return dropped;
-}
-
-size_t ApprovalStore::size() const {
-  absl::MutexLock lock(&mu_);
-  return approvals_.size();
 }
 
 }  // namespace toolgate

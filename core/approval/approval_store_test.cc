@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -148,9 +149,13 @@ TEST_F(ApprovalStoreTest, ListFiltersAndOrders) {
   EXPECT_TRUE(store.List("run3", ApprovalState::kUnspecified).empty());
 
   clock_->Advance(absl::Seconds(60));  // All past expiry; none used.
+  // The two never decided are gone at their expiry; the approved one, not
+  // used, shows as expired.
   std::vector<Approval> expired = store.List("", ApprovalState::kExpired);
-  EXPECT_EQ(expired.size(), 3u);
+  ASSERT_EQ(expired.size(), 1u);
+  EXPECT_EQ(expired[0].approval_id, c.approval_id);
   EXPECT_TRUE(store.List("", ApprovalState::kPending).empty());
+  EXPECT_EQ(store.size(), 1u);
 }
 
 // Every code Consume can answer with, from one table.
@@ -453,20 +458,167 @@ TEST_F(ApprovalStoreTest, TotalCapAndSweepFrees) {
   const Approval a = MustRequest(store, "run1", "t1");
   MustRequest(store, "run2", "t2");
   MustRequest(store, "run3", "t3");
-  EXPECT_EQ(store.Request("run4", "t4", kArgs, {}, "m").status().code(),
-            absl::StatusCode::kResourceExhausted);
+  absl::Status full = store.Request("run4", "t4", kArgs, {}, "m").status();
+  EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(full.message().find("--max_approvals=3"), std::string::npos);
   EXPECT_EQ(store.Sweep(), 0u);  // Nothing is stale yet.
 
   MustDecide(store, a.approval_id, false);
-  clock_->Advance(absl::Hours(1) + absl::Seconds(1));
-  EXPECT_EQ(store.Sweep(), 1u);  // Denied an hour ago; others not yet.
-  EXPECT_EQ(store.size(), 2u);
+  clock_->Advance(absl::Seconds(61));
+  // The two never decided go at their expiry; the denied one is kept an
+  // hour after its decision.
+  EXPECT_EQ(store.Sweep(), 2u);
+  EXPECT_EQ(store.size(), 1u);
   MustRequest(store, "run4", "t4");
-  // Expired an hour ago: Request sweeps them by itself.
-  clock_->Advance(absl::Seconds(60));
   MustRequest(store, "run5", "t5");
-  EXPECT_EQ(store.size(), 2u);
+  clock_->Advance(absl::Hours(1));
+  // Request sweeps by itself: the denied one and both expired pending.
+  MustRequest(store, "run6", "t6");
+  EXPECT_EQ(store.size(), 1u);
   EXPECT_TRUE(store.List("run1", ApprovalState::kUnspecified).empty());
+}
+
+// Issue 25, item 13: one tenant filled the whole store with approvals
+// nobody decided, and the others were refused for an hour past their
+// expiry. Never-decided approvals now go when they expire.
+TEST_F(ApprovalStoreTest, ExpiredPendingApprovalsFreeTheStoreAtOnce) {
+  ApprovalStoreOptions options = Options();
+  options.max_approvals = 3;
+  ApprovalStore store(options);
+  for (const char* run : {"flood1", "flood2", "flood3"}) {
+    ASSERT_TRUE(
+        store.Request(run, "t", kArgs, {{"tenant", "greedy"}}, "m").ok());
+  }
+  EXPECT_EQ(store.Request("other", "t", kArgs, {{"tenant", "b"}}, "m")
+                .status()
+                .code(),
+            absl::StatusCode::kResourceExhausted);
+  clock_->Advance(absl::Seconds(60));  // Their expiry, not an hour later.
+  EXPECT_TRUE(store.Request("other", "t", kArgs, {{"tenant", "b"}}, "m").ok());
+  EXPECT_EQ(store.size(), 1u);
+  EXPECT_EQ(store.pending_of_tenant("greedy"), 0u);
+}
+
+TEST_F(ApprovalStoreTest, PendingPerTenantCap) {
+  ApprovalStoreOptions options = Options();
+  options.max_pending_per_tenant = 3;
+  ApprovalStore store(options);
+  const std::map<std::string, std::string> t1 = {{"tenant", "t1"}};
+  auto ask = [&](const std::string& run, const std::string& tool,
+                 const std::map<std::string, std::string>& context) {
+    return store.Request(run, tool, kArgs, context, "m");
+  };
+  // Three pending for t1, across two runs.
+  const absl::StatusOr<Approval> first = ask("r1", "a", t1);
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(ask("r1", "b", t1).ok());
+  ASSERT_TRUE(ask("r2", "a", t1).ok());
+  absl::Status full = ask("r3", "a", t1).status();
+  EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(full.message().find("tenant \"t1\""), std::string::npos);
+  EXPECT_NE(full.message().find("--max_pending_approvals_per_tenant=3"),
+            std::string::npos)
+      << full.message();
+  // The identical request still gets its approval back at the cap.
+  EXPECT_EQ(ask("r1", "a", t1)->approval_id, first->approval_id);
+  // Other tenants (the unnamed one too) are not affected.
+  EXPECT_TRUE(ask("r4", "a", {{"tenant", "t2"}}).ok());
+  EXPECT_TRUE(ask("r5", "a", {}).ok());
+  EXPECT_TRUE(ask("r6", "a", {{"tenant", ""}}).ok());
+  EXPECT_EQ(store.pending_of_tenant("t1"), 3u);
+  EXPECT_EQ(store.pending_of_tenant(""), 2u);
+  // A decision frees a slot of its tenant; so does expiry.
+  MustDecide(store, first->approval_id, false);
+  EXPECT_TRUE(ask("r3", "a", t1).ok());
+  EXPECT_EQ(ask("r3", "b", t1).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  clock_->Advance(absl::Seconds(60));
+  EXPECT_TRUE(ask("r3", "b", t1).ok());
+  EXPECT_EQ(store.pending_of_tenant("t1"), 1u);
+}
+
+// Dropped at expiry, an approval nobody decided still reads "expired" to
+// its run (a tombstone), and only to its run.
+TEST_F(ApprovalStoreTest, DroppedAtExpiryStillReadsExpired) {
+  ApprovalStore store(Options());
+  const Approval a = MustRequest(store, "run1");
+  const size_t one = store.bytes();
+  EXPECT_EQ(one, ApprovalBytes(a));
+  clock_->Advance(absl::Seconds(60));
+  MustRequest(store, "run2");  // Drops a.
+  EXPECT_EQ(store.size(), 1u);
+  EXPECT_EQ(store.bytes(), one);  // run2's approval, same size.
+  EXPECT_TRUE(store.List("run1", ApprovalState::kUnspecified).empty());
+  const Consumption used =
+      store.Consume("run1", a.approval_id, "write_file", kArgs);
+  EXPECT_EQ(used.code, "approval_expired");
+  const Consumption other =
+      store.Consume("run2", a.approval_id, "write_file", kArgs);
+  const Consumption unknown =
+      store.Consume("run2", "apr_nope", "write_file", kArgs);
+  EXPECT_EQ(other.code, "approval_mismatch");
+  EXPECT_EQ(other.message, unknown.message);
+  EXPECT_EQ(*store.Await("run1", a.approval_id, absl::Seconds(30)),
+            ApprovalState::kExpired);
+  EXPECT_EQ(
+      store.Await("run2", a.approval_id, absl::Seconds(30)).status().code(),
+      absl::StatusCode::kNotFound);
+  EXPECT_EQ(store.Decide(a.approval_id, true, "alice", "").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  // The tombstone lasts keep_after_expiry.
+  clock_->Advance(absl::Hours(1) + absl::Seconds(1));
+  store.Sweep();
+  EXPECT_EQ(store.Consume("run1", a.approval_id, "write_file", kArgs).code,
+            "approval_mismatch");
+}
+
+TEST_F(ApprovalStoreTest, TombstonesAreBoundedInNumber) {
+  ApprovalStoreOptions options = Options();
+  options.max_approvals = 2;
+  ApprovalStore store(options);
+  std::vector<std::string> ids;
+  for (int i = 0; i < 6; ++i) {
+    ids.push_back(MustRequest(store, "run1", absl::StrCat("t", i)).approval_id);
+    clock_->Advance(absl::Seconds(60));
+  }
+  EXPECT_EQ(store.Sweep(), 1u);
+  EXPECT_EQ(store.size(), 0u);
+  // The two most recent still read expired; older ones are forgotten.
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(store.Consume("run1", ids[i], absl::StrCat("t", i), kArgs).code,
+              i >= 4 ? "approval_expired" : "approval_mismatch")
+        << i;
+  }
+}
+
+TEST_F(ApprovalStoreTest, ByteCapCountsArgumentsAndReturnsThem) {
+  const std::string big =
+      absl::StrCat(R"({"x":")", std::string(10000, 'a'), R"("})");
+  ApprovalStoreOptions options = Options();
+  options.max_bytes = 2 * (10000 + 2000);
+  ApprovalStore store(options);
+  ASSERT_TRUE(store.Request("r1", "t", big, {}, "m").ok());
+  ASSERT_TRUE(store.Request("r2", "t", big, {}, "m").ok());
+  absl::Status full = store.Request("r3", "t", big, {}, "m").status();
+  EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(full.message().find("--max_approval_bytes="), std::string::npos);
+  EXPECT_TRUE(store.Request("r3", "t", "{}", {}, "m").ok());  // Small fits.
+  clock_->Advance(absl::Seconds(60));
+  EXPECT_TRUE(store.Request("r3", "t", big, {}, "m").ok());
+  EXPECT_LT(store.bytes(), 10000u + 2000u);
+}
+
+TEST_F(ApprovalStoreTest, WaiterOfAnApprovalDroppedAtExpiryHearsExpired) {
+  ApprovalStore store(Options());
+  const Approval a = MustRequest(store, "run1");
+  absl::StatusOr<ApprovalState> state;
+  std::thread waiter(
+      [&] { state = store.Await("run1", a.approval_id, absl::Seconds(60)); });
+  clock_->Advance(absl::Seconds(60));
+  store.Sweep();  // Drops it and wakes the waiter.
+  waiter.join();
+  ASSERT_TRUE(state.ok()) << state.status();
+  EXPECT_EQ(*state, ApprovalState::kExpired);
 }
 
 TEST_F(ApprovalStoreTest, ReleaseAllowsOneMoreConsume) {

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "core/engine/engine.h"
 
@@ -31,7 +32,7 @@ absl::Status CheckDecider(absl::string_view approver,
 }  // namespace
 
 std::vector<Approval> Engine::ListApprovals(absl::string_view run_id,
-                                            ApprovalState state) const {
+                                            ApprovalState state) {
   return approvals_.List(run_id, state);
 }
 
@@ -68,6 +69,14 @@ absl::StatusOr<ApprovalState> Engine::AwaitApproval(
     const CancelToken& cancel) {
   auto run = runs_.Authorize(run_id, token);
   if (!run.ok()) return run.status();
+  // One run must not hold every waiting slot of the server.
+  if (!(*run)->BeginWait(options_.max_waits_per_run)) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "run ", run_id, " already has ", options_.max_waits_per_run,
+        " AwaitApproval calls waiting (--max_waits_per_run=",
+        options_.max_waits_per_run, "); wait for them to return"));
+  }
+  const absl::Cleanup done = [&run] { (*run)->EndWait(); };
   absl::StatusOr<ApprovalState> state = approvals_.Await(
       run_id, approval_id, timeout, [&] { return !cancel.CheckNow().ok(); });
   if (!state.ok()) return state;

@@ -33,26 +33,32 @@ Engine::Engine(EngineOptions options, AuditSink audit,
       audit_(std::move(audit), options.audit_required, options.audit_payloads),
       snapshots_(SnapshotStoreOptions{options.limits, options.max_snapshots,
                                       options.max_snapshot_bytes}),
-      runs_(RunRegistryOptions{options.max_runs, options.max_runs_per_tenant,
-                               absl::Seconds(options.run_idle_ttl_seconds),
-                               std::move(now)},
-            &snapshots_),
+      runs_(
+          RunRegistryOptions{options.max_runs, options.max_runs_per_tenant,
+                             absl::Seconds(options.run_idle_ttl_seconds),
+                             std::move(now), options.max_protected_text_bytes},
+          &snapshots_),
       result_schemas_(options.result_schema_cache_bytes),
       approvals_(ApprovalStoreOptions{
           absl::Seconds(options.approval_ttl_seconds), options.max_approvals,
-          options.max_pending_approvals_per_run}),
+          options.max_pending_approvals_per_run,
+          options.max_pending_approvals_per_tenant,
+          options.max_approval_bytes}),
       services_{options_, snapshots_, runs_, approvals_, audit_} {
   SchemaPool::Global().SetMaxBytes(options.schema_pool_bytes);
 }
 
 absl::StatusOr<ValidateCallResponse> Engine::ValidateToolCall(
     const ValidateCallRequest& request) {
+  // Schemas compiled on use are this request's work (tool_schema.h).
+  CompileScope compile(options_.request_compile_bytes);
   return Guarded("ValidateToolCall",
                  [&] { return HandleValidateToolCall(services_, request); });
 }
 
 absl::StatusOr<ValidateOutputResponse> Engine::ValidateToolOutput(
     const ValidateOutputRequest& request) {
+  CompileScope compile(options_.request_compile_bytes);
   return Guarded("ValidateToolOutput",
                  [&] { return HandleValidateToolOutput(services_, request); });
 }

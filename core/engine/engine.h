@@ -97,7 +97,7 @@ class Engine {
   // core/pipeline/approvals.h). Admin: list, oldest first; empty run_id and
   // kUnspecified match all.
   std::vector<Approval> ListApprovals(absl::string_view run_id,
-                                      ApprovalState state) const;
+                                      ApprovalState state);
   // Admin. INVALID_ARGUMENT for an empty approver, an approver over 256
   // bytes or a reason over 4 KiB; NOT_FOUND for an unknown id;
   // FAILED_PRECONDITION once it is no longer pending. Audited (who, when,
@@ -109,6 +109,7 @@ class Engine {
   // Agent: the run must be open and the token match; returns as soon as
   // the approval is decided or expires, else after `timeout` (PENDING) or
   // when the caller goes (CANCELLED / DEADLINE_EXCEEDED).
+  // RESOURCE_EXHAUSTED while the run already has max_waits_per_run waiting.
   absl::StatusOr<ApprovalState> AwaitApproval(absl::string_view run_id,
                                               absl::string_view token,
                                               absl::string_view approval_id,
@@ -121,12 +122,23 @@ class Engine {
   size_t snapshot_count() const { return snapshots_.size(); }
   size_t open_run_count() const { return runs_.size(); }
   uint64_t snapshots_evicted() const { return snapshots_.evicted(); }
+  size_t pending_approval_count() const { return approvals_.pending(); }
   bool IsRunOpen(absl::string_view run_id) const {
     return runs_.IsOpen(run_id);
   }
   // Closes runs idle past --run_idle_ttl_seconds (OpenRun and CreateSnapshot
-  // also do, at most once a second); returns how many.
-  size_t SweepIdleRuns() { return runs_.Sweep(); }
+  // also do, at most once a second); returns how many. Also drops expired
+  // pending approvals and stale decided ones (as every Request does), so
+  // that they go even when no approval is asked for.
+  size_t SweepIdleRuns() {
+    approvals_.Sweep();
+    return runs_.Sweep();
+  }
+  // Bytes accounted to the protected-text indexes of open runs (each
+  // distinct set once), and to the approvals held.
+  size_t protected_text_bytes() const { return runs_.protected_text_bytes(); }
+  size_t approval_bytes() const { return approvals_.bytes(); }
+  size_t approval_count() const { return approvals_.size(); }
 
  private:
   const EngineOptions options_;

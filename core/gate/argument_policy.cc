@@ -116,20 +116,26 @@ void CheckRules(const ArgumentPolicy& policy, const Json& args, Findings& out) {
   }
 }
 
+// Values and member names alike: a name is as free a channel as a value
+// (`{"headers": {"<key>": "x"}}`). A name's finding carries the member's
+// pointer; the message says it is the name.
 void CheckStrings(const CheckedCall& call, const RunFacts& run, Findings& out) {
   const bool writes = call.tool->spec.side_effect != SideEffect::kRead;
   if (!writes && run.leaks == nullptr) return;
-  ForEachStringValue(call.raw.arguments,
-                     [&](const std::string& text, const ValuePath& at) {
-                       if (writes) {
-                         if (auto found = policy::FindSecret(text))
-                           out.Add(found, at.Pointer());
-                       }
-                       if (run.leaks != nullptr) {
-                         if (auto found = run.leaks->Check(text))
-                           out.Add(found, at.Pointer());
-                       }
-                     });
+  const auto scan = [&](const std::string& text, const ValuePath& at,
+                        policy::ArgumentPart part) {
+    if (writes) {
+      if (auto found = policy::FindSecret(text, part)) {
+        out.Add(found, at.Pointer());
+      }
+    }
+    if (run.leaks != nullptr) {
+      if (auto found = run.leaks->Check(text, part)) {
+        out.Add(found, at.Pointer());
+      }
+    }
+  };
+  ForEachString(call.raw.arguments, scan);
 }
 
 }  // namespace

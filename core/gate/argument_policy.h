@@ -18,10 +18,16 @@
 //                            text_checks.h); a non-string value at a ruled
 //                            pointer is refused with the kind's *_invalid
 //                            code (text_invalid for text)
-//   argument_secret          a string argument of a write or destructive
-//                            tool holds a credential (secret_checks.h)
-//   argument_leak            a string argument holds 32 bytes of one of
-//                            the run's protected texts
+//   argument_secret          a string value or object member name of a
+//                            write or destructive tool's arguments holds a
+//                            credential (secret_checks.h)
+//   argument_leak            a string value or member name holds 32 bytes
+//                            of one of the run's protected texts
+// Both scans also read the string without invisible characters. A member
+// name's finding carries the member's pointer (`/headers/<name>`, ~ and /
+// escaped); the message says it is the name and never quotes it. The rules
+// of policy.arguments read values only: a member name is not a value at
+// the rule's pointer (the schema's propertyNames governs names).
 // Never allows anything: it can only refuse.
 //
 // Thread-safety: pure function over immutable inputs.

@@ -9,10 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/gate/check_arguments.h"
-#include "core/gate/coerce.h"
-#include "core/gate/decide.h"
-#include "core/gate/resolve_tools.h"
+#include "core/gate/argument_policy_testutil.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -21,76 +18,9 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
-
-constexpr char kManifest[] = R"({"toolgate":"v1","tools":[
-  {"name":"order","side_effect":"write","input_schema":{"type":"object",
-    "properties":{"qty":{"type":"integer","maximum":100},
-      "gift":{"type":"boolean"},"note":{"type":"string"},
-      "count":{"type":"integer"},
-      "items":{"type":"array","items":{"type":"object",
-        "properties":{"qty":{"type":"integer"}}}}}},
-   "policy":{"coerce":{"/qty":"integer_from_string",
-     "/gift":"boolean_from_string","/items/*/qty":"integer_from_string"}}},
-  {"name":"refund","side_effect":"destructive","input_schema":{"type":"object",
-    "properties":{"customer_id":{}}},
-   "policy":{"bind":{"/customer_id":"tenant"}}},
-  {"name":"read_file","side_effect":"read","input_schema":{"type":"object"},
-   "policy":{"arguments":{"/path":{"kind":"path","root":"/srv/reports"},
-     "/url":{"kind":"url","schemes":["https"]},
-     "/arg":{"kind":"shell_arg"},
-     "/sku":{"kind":"identifier","pattern":"[A-Z]{3}-[0-9]+"}}}},
-  {"name":"notify","side_effect":"write","input_schema":{"type":"object"}},
-  {"name":"email","side_effect":"write","input_schema":{"type":"object",
-    "properties":{"body":{"type":"string","maxLength":12},"subject":{},
-      "note":{"type":"string"},"tags":{"type":"array"}}},
-   "policy":{"arguments":{"/body":{"kind":"text","strip_html":true},
-     "/subject":{"kind":"text","max_length":5},
-     "/note":{"kind":"text","strip_html":true,"injection":"reject"},
-     "/tags/*":{"kind":"text","strip_html":true}}}},
-  {"name":"lookup","side_effect":"read","input_schema":{"type":"object"}},
-  {"name":"deploy","side_effect":"destructive","input_schema":{"type":"object"},
-   "policy":{"parallel":false}}]})";
-
-std::shared_ptr<const Snapshot> Tools() {
-  static const auto* const snapshot = [] {
-    auto m = ParseManifest(kManifest, ManifestFormat::kToolgate);
-    EXPECT_TRUE(m.ok()) << m.status();
-    auto s = Snapshot::Compile(*std::move(m), "policy");
-    EXPECT_TRUE(s.ok()) << s.status();
-    return new std::shared_ptr<const Snapshot>(*s);
-  }();
-  return *snapshot;
-}
-
-struct Call {
-  std::string name;
-  std::string arguments;
-};
-
-// The gate's stages in the engine's order, with `run` as the run.
-GateResult Gate(const std::vector<Call>& calls, const RunFacts& run = {}) {
-  RawCalls raw;
-  for (const Call& c : calls) {
-    RawCall r;
-    r.name = c.name;
-    r.arguments = Json::parse(c.arguments);
-    raw.calls.push_back(std::move(r));
-  }
-  GateResult result;
-  GateOptions options;
-  ResolveTools(*Tools(), std::move(raw), options, &result);
-  CoerceArguments(&result);
-  CheckArguments(options, &result);
-  CheckArgumentPolicy(run, &result);
-  Decide(options, &result);
-  return result;
-}
-
-std::vector<std::string> Codes(const GateResult& r) {
-  std::vector<std::string> codes;
-  for (const Violation& v : r.violations) codes.push_back(v.code);
-  return codes;
-}
+using testing_tools::Call;
+using testing_tools::Codes;
+using testing_tools::Gate;
 
 TEST(CoerceTest, OnlyTheExactTextOfTheTypeAtAListedPointer) {
   struct Case {
@@ -140,6 +70,33 @@ TEST(CoerceTest, OnlyTheExactTextOfTheTypeAtAListedPointer) {
               ElementsAre("/items/0/qty", "/qty"));
   GateResult typed = Gate({{"order", R"({"qty":5})"}});
   EXPECT_THAT(typed.calls[0].raw.coercions, IsEmpty());
+}
+
+// forward_as_sent (the mesh): the caller runs what it sent, so nothing is
+// rewritten: no coercion, and markup a rule would strip is refused.
+TEST(CoerceTest, AsSentNothingIsRewritten) {
+  const struct {
+    Call call;
+    std::vector<std::string> codes;  // Empty: allowed, unchanged.
+  } kCases[] = {
+      {{"order", R"({"qty":"42"})"}, {"invalid_arguments"}},
+      {{"order", R"({"qty":42})"}, {}},
+      {{"email", R"({"body":"<b>hi</b>"})"}, {"text_invalid"}},
+      {{"email", R"({"body":"a &amp; b"})"}, {"text_invalid"}},
+      {{"email", R"({"body":"hi < 3"})"}, {}},
+      {{"email", R"({"tags":["ok","<i>x</i>"]})"}, {"text_invalid"}},
+  };
+  for (const auto& c : kCases) {
+    SCOPED_TRACE(c.call.arguments);
+    const GateResult r = Gate({c.call}, {}, /*as_sent=*/true);
+    EXPECT_EQ(Codes(r), c.codes);
+    EXPECT_EQ(r.decision == Decision::kAllow, c.codes.empty());
+    if (r.decision != Decision::kAllow) continue;
+    EXPECT_EQ(CanonicalJson(r.calls[0].raw.arguments),
+              CanonicalJson(Json::parse(c.call.arguments)));
+    EXPECT_TRUE(r.calls[0].raw.coercions.empty());
+    EXPECT_TRUE(r.calls[0].raw.sanitizations.empty());
+  }
 }
 
 TEST(BindTest, TheArgumentMustBeTheRunsValue) {

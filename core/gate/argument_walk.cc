@@ -46,12 +46,12 @@ void Walk(J& value, const std::vector<std::string>& tokens, size_t i,
 
 class StringWalker {
  public:
-  using Visit = std::function<void(const std::string&, const ValuePath&)>;
-  explicit StringWalker(const Visit& visit) : visit_(visit) {}
+  explicit StringWalker(const StringVisit& visit) : visit_(visit) {}
 
   void Walk(const Json& value) {
     if (value.is_string()) {
-      visit_(value.get_ref<const std::string&>(), path_);
+      visit_(value.get_ref<const std::string&>(), path_,
+             policy::ArgumentPart::kValue);
     } else if (value.is_array()) {
       for (size_t k = 0; k < value.size(); ++k) {
         path_.steps_.push_back({nullptr, k});
@@ -61,6 +61,7 @@ class StringWalker {
     } else if (value.is_object()) {
       for (auto it = value.begin(); it != value.end(); ++it) {
         path_.steps_.push_back({&it.key(), 0});
+        visit_(it.key(), path_, policy::ArgumentPart::kMemberName);
         Walk(it.value());
         path_.steps_.pop_back();
       }
@@ -68,7 +69,7 @@ class StringWalker {
   }
 
  private:
-  const Visit& visit_;
+  const StringVisit& visit_;
   ValuePath path_;
 };
 
@@ -95,9 +96,7 @@ void ForEachAt(
   Walk(arguments, Tokens(pointer), 0, "", visit);
 }
 
-void ForEachStringValue(
-    const Json& arguments,
-    const std::function<void(const std::string&, const ValuePath&)>& visit) {
+void ForEachString(const Json& arguments, const StringVisit& visit) {
   StringWalker(visit).Walk(arguments);
 }
 

@@ -17,6 +17,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
 #include "core/json/strict_json.h"
+#include "core/policy/argument_violation.h"
 
 namespace toolgate {
 
@@ -28,9 +29,9 @@ void ForEachAt(
     const Json& arguments, absl::string_view pointer,
     const std::function<void(const Json&, const std::string&)>& visit);
 
-// Where a string value sits. The JSON Pointer is built only when asked
-// for: most strings are scanned and found clean, and building every
-// value's pointer allocated on every call of every write tool.
+// Where a string sits. The JSON Pointer is built only when asked for: most
+// strings are scanned and found clean, and building every value's pointer
+// allocated on every call of every write tool.
 class ValuePath {
  public:
   std::string Pointer() const;
@@ -44,11 +45,14 @@ class ValuePath {
   absl::InlinedVector<Step, 16> steps_;  // Most arguments are shallow.
 };
 
-// Calls visit(text, path) for each string value in `arguments` (object
-// keys are names, not values, and are not visited).
-void ForEachStringValue(
-    const Json& arguments,
-    const std::function<void(const std::string&, const ValuePath&)>& visit);
+// Calls visit(text, path, part) for each string in `arguments`, in
+// document order: every string value (kValue, at its pointer) and every
+// object member's name (kMemberName, before the member's value, at the
+// member's pointer: the name is the pointer's last token, so the pointer
+// holds the name as sent, ~ and / escaped).
+using StringVisit = std::function<void(const std::string&, const ValuePath&,
+                                       policy::ArgumentPart)>;
+void ForEachString(const Json& arguments, const StringVisit& visit);
 
 }  // namespace toolgate
 

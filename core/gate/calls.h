@@ -55,6 +55,8 @@ struct RawCalls {
 // run as a call (a second shape, a legacy function_call, a tool_use variant
 // or unknown content block, call text in the content, a name with arguments
 // elsewhere; see unchecked_calls.h) is refused whole as ambiguous_output.
+// Output whose provider stop signal says it was cut, refused or failed
+// (native_stop.h) is refused first, as its stream would be.
 RawCalls ReadNativeCalls(absl::string_view native_json,
                          const JsonLimits& limits);
 

@@ -47,7 +47,7 @@ void CoerceCall(const ArgumentPolicy& arguments, CheckedCall& call) {
 
 // A non-string is left for the schema and then the rule's check
 // (text_invalid): there is nothing to strip.
-void StripCall(const ArgumentPolicy& arguments, int index,
+void StripCall(const ArgumentPolicy& arguments, int index, bool as_sent,
                policy::StripBudget& budget, CheckedCall& call,
                GateResult* result) {
   for (const auto& [pointer, rule] : arguments.rules) {
@@ -60,6 +60,14 @@ void StripCall(const ArgumentPolicy& arguments, int index,
                 std::string text;
                 auto refused = policy::StripHtml(
                     value.get_ref<const std::string&>(), budget, &text);
+                if (!refused.has_value() && as_sent &&
+                    text != value.get_ref<const std::string&>()) {
+                  refused = policy::ArgumentViolation{
+                      "text_invalid",
+                      "holds markup this tool's text rule strips, and the "
+                      "call runs as sent (the mesh cannot rewrite it): send "
+                      "the text without markup"};
+                }
                 if (refused.has_value()) {
                   Violation v;
                   v.code = std::move(refused->code);
@@ -92,7 +100,7 @@ std::optional<Json> CoercedValue(Coercion coercion, absl::string_view text) {
   return std::nullopt;
 }
 
-void CoerceArguments(GateResult* result) {
+void CoerceArguments(GateResult* result, bool as_sent) {
   // One parse budget for the whole output, as the output gate has.
   policy::StripBudget budget;
   for (size_t i = 0; i < result->calls.size(); ++i) {
@@ -100,8 +108,8 @@ void CoerceArguments(GateResult* result) {
     if (call.tool == nullptr || !call.raw.error.ok()) continue;
     const ArgumentPolicy* arguments = call.tool->spec.policy.arguments.get();
     if (arguments == nullptr) continue;
-    CoerceCall(*arguments, call);
-    StripCall(*arguments, static_cast<int>(i), budget, call, result);
+    if (!as_sent) CoerceCall(*arguments, call);
+    StripCall(*arguments, static_cast<int>(i), as_sent, budget, call, result);
   }
 }
 

@@ -20,6 +20,11 @@
 // (past the per-output parse budget, or escaped markup) is a text_invalid
 // violation and the call skips the schema: it is never passed unstripped.
 //
+// `as_sent` (ValidateCallRequest::forward_as_sent): the caller runs the
+// arguments as sent, so nothing is rewritten: no coercion (the schema
+// judges the value as it is), and markup strip_html would remove is a
+// text_invalid violation instead of being removed.
+//
 // Takes result->calls as resolve_tools.h left them.
 // Thread-safety: pure function.
 #ifndef TOOLGATE_CORE_GATE_COERCE_H_
@@ -32,7 +37,7 @@
 
 namespace toolgate {
 
-void CoerceArguments(GateResult* result);
+void CoerceArguments(GateResult* result, bool as_sent = false);
 
 // The value `text` stands for under `coercion`, if it is exactly its text.
 std::optional<Json> CoercedValue(Coercion coercion, absl::string_view text);

@@ -26,9 +26,9 @@ enum class Decision { kAllow, kReject, kNeedsApproval, kStop };
 absl::string_view DecisionName(Decision d);
 
 struct Violation {
-  std::string code;  // Stable snake_case, documented in the README.
+  std::string code;  // Stable snake_case, documented in docs/contract.md.
   std::string tool;
-  std::string pointer;  // Into the call's arguments (see README).
+  std::string pointer;  // Into the call's arguments (docs/contract.md).
   std::string keyword;
   std::string expected;
   std::string received;

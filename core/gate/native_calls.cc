@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "core/gate/calls.h"
+#include "core/gate/native_stop.h"
 #include "core/gate/plain_native.h"
 #include "core/gate/unchecked_calls.h"
 
@@ -203,6 +204,12 @@ RawCalls ReadNativeCallsGeneral(absl::string_view native_json,
         Error(JsonErrorCode(doc.status()), JsonErrorPointer(doc.status()),
               absl::StrCat("native_json is not strict JSON: ",
                            doc.status().message()));
+    return out;
+  }
+  // The provider's stop signal first, as a stream is refused before any
+  // of its calls is read.
+  if (std::optional<ReadError> stopped = gate_internal::FindStopRefusal(*doc)) {
+    out.error = *std::move(stopped);
     return out;
   }
   const NativeShape shape = DetectShape(*doc);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "core/gate/native_stop.h"
 #include "core/gate/plain_native.h"
 #include "core/gate/plain_scanner.h"
 #include "core/gate/unchecked_calls.h"
@@ -50,6 +51,7 @@ class AnthropicReader {
  private:
   bool TopMember(absl::string_view key) {
     if (IsCallKey(key) || key == "tool_calls") return false;
+    if (std::optional<bool> read = ReadPlainStop(key, &scan_)) return *read;
     if (key == "content") return scan_.Array([this] { return ReadBlock(); });
     return scan_.InertValue();
   }
@@ -73,7 +75,7 @@ class AnthropicReader {
     if (key == "name") return StringInto(&b.name);
     if (key == "text") return StringInto(&b.text);
     if (key == "input") return scan_.ObjectSpan(&b.input, &b.input_depth);
-    return !IsCallKey(key) && scan_.InertValue();
+    return !IsCallKey(key) && !IsStopKey(key) && scan_.InertValue();
   }
 
   PlainScanner scan_;
@@ -131,6 +133,7 @@ class McpReader {
     if (IsCallKey(key) || key == "content" || key == "tool_calls") {
       return false;
     }
+    if (std::optional<bool> read = ReadPlainStop(key, &scan_)) return *read;
     return scan_.InertValue();
   }
 
@@ -148,9 +151,10 @@ std::optional<RawCalls> ReadPlainAnthropicMessage(absl::string_view text,
       ReadPlain<AnthropicReader>(text, limits);
   if (!reader.has_value()) return std::nullopt;
   RawCalls out;
-  std::string type;
+  std::string scratch;
+  absl::string_view type;
   for (const Block& b : reader->blocks()) {
-    if (!Decode(*b.type, limits, &type)) return std::nullopt;
+    if (!View(*b.type, limits, &scratch, &type)) return std::nullopt;
     if (type != "tool_use") {
       if (!InertBlock(b, type, limits)) return std::nullopt;
       continue;

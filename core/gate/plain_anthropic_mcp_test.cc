@@ -32,7 +32,11 @@ class AnthropicMaker : public Maker {
         Member("id", R"("msg_01XFDUDYJgAACzvnptvVoYEL")"),
         Member("type", Pick({R"("message")", R"("mess\u0061ge")"})),
         Member("role", R"("assistant")"), Member("content", Content())};
-    if (Chance(0.7)) members.push_back(Member("stop_reason", R"("tool_use")"));
+    if (Chance(0.6)) {
+      members.push_back(Member("stop_reason", R"("tool_use")"));
+    } else if (Chance(0.4)) {
+      members.push_back(StopMember());
+    }
     if (Chance(0.5)) members.push_back(Member("stop_sequence", "null"));
     if (Chance(0.7)) {
       members.push_back(Member(
@@ -85,6 +89,8 @@ class AnthropicMaker : public Maker {
     if (Chance(0.05)) {
       members.push_back(
           Pick({R"("name": "x")", R"("citations": null)", R"("id": "t1")",
+                R"("stop_reason": "max_tokens")", R"("finishReason": "STOP")",
+                R"("status": "failed")",
                 R"("id": "t\u00e9")", R"("id": "bad \q")", R"("args": null)",
                 "\"input\": " + Input()}));
     }
@@ -150,6 +156,7 @@ class McpMaker : public AnthropicMaker {
     }
     if (Chance(0.96)) members.push_back(Member("arguments", Input()));
     if (Chance(0.2)) members.push_back(Member("_meta", Extra()));
+    if (Chance(0.15)) members.push_back(StopMember());
     if (Chance(0.06)) {
       members.push_back(
           Pick({R"("input": {})", R"("content": "x")", R"("content": [])",
@@ -201,6 +208,58 @@ TEST(PlainNativeTest, ArgumentsGetTheNestingTheOutputLeavesThem) {
             << text << " max_depth " << max_depth;
         if (plain.has_value()) ExpectSame(*plain, general, text);
       }
+    }
+  }
+}
+
+// The plain readers read a top-level stop signal that says complete
+// themselves (the Anthropic hot path carries stop_reason "tool_use") and
+// leave every other one (escaped, null, cut, unknown, below the top) to
+// the general reader, which refuses the output or reads it the same.
+TEST(PlainNativeTest, ReadsCompleteStopSignalsAndLeavesTheRest) {
+  const std::string openai =
+      R"({"role": "assistant", "tool_calls": [{"id": "c", "type": "function",)"
+      R"( "function": {"name": "f", "arguments": "{}"}}])";
+  const std::string anthropic =
+      R"({"role": "assistant", "content": [{"type": "tool_use", "id": "t",)"
+      R"( "name": "f", "input": {}}])";
+  const std::string mcp = R"({"name": "f", "arguments": {})";
+  struct Signal {
+    std::string member;
+    bool plain;    // The plain reader answers.
+    bool general;  // The general reader reads the calls.
+  };
+  const Signal signals[] = {
+      {R"("stop_reason": "tool_use")", true, true},
+      {R"("stop_reason": "end_turn")", true, true},
+      {R"("stop_reason": "stop_sequence")", true, true},
+      {R"("finish_reason": "tool_calls")", true, true},
+      {R"("finish_reason": "stop")", true, true},
+      {R"("finishReason": "STOP")", true, true},
+      {R"("status": "completed")", true, true},
+      {R"("stop_reason": "tool\u005fuse")", false, true},
+      {R"("usage": {"finish_reason": "stop"})", false, true},
+      {R"("usage": {"status": "failed"})", true, true},
+      {R"("stop_reason": "max_tokens")", false, false},
+      {R"("stop_reason": "max\u005ftokens")", false, false},
+      {R"("stop_reason": "refusal")", false, false},
+      {R"("stop_reason": null)", false, false},
+      {R"("stop_reason": 1)", false, false},
+      {R"("finish_reason": "length")", false, false},
+      {R"("finishReason": "MAX_TOKENS")", false, false},
+      {R"("status": "incomplete")", false, false},
+      {R"("status": "ok")", false, false},
+      {R"("promptFeedback": {"blockReason": "SAFETY"})", false, false},
+      {R"("usage": {"finish_reason": "length"})", false, false},
+  };
+  for (const std::string& shape : {openai, anthropic, mcp}) {
+    for (const Signal& signal : signals) {
+      const std::string text = absl::StrCat(shape, ", ", signal.member, "}");
+      const RawCalls general = ReadNativeCallsGeneral(text, JsonLimits());
+      const std::optional<RawCalls> plain = ReadPlainNative(text, JsonLimits());
+      EXPECT_EQ(plain.has_value(), signal.plain) << text;
+      EXPECT_EQ(general.error.ok(), signal.general) << text;
+      if (plain.has_value()) ExpectSame(*plain, general, text);
     }
   }
 }

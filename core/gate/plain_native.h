@@ -20,7 +20,11 @@
 //    members.
 // No key anywhere but a call's own may name a call or its arguments
 // (IsCallKey), content text may not look like a call, and an object of
-// arguments is parsed strictly on its own under the depth left for it.
+// arguments is parsed strictly on its own under the depth left for it. A
+// provider's stop signal is read only at the top level, and only when it
+// is an unescaped string that says complete (stop_reason "tool_use", ...:
+// native_stop.h); any other, and any below the top, is the general
+// reader's, which refuses the output for it.
 // Anything else, or any doubt, returns nullopt: the caller then reads the
 // output the general way, which decides it, so no output is decided here
 // that the general reader would decide differently (plain_openai_test,

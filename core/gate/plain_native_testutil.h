@@ -68,7 +68,37 @@ class Maker {
                  R"({"args": 1})",
                  "[1]",
                  R"({"a": 1, "a": 2})",
-                 R"({"k\u0061": 1})"});
+                 R"({"k\u0061": 1})",
+                 R"({"finish_reason": "length"})",
+                 R"({"finish_reason": "stop"})",
+                 R"({"m": {"stop_reason": null}})",
+                 R"({"finishReason": "STOP"})",
+                 R"({"status": "failed"})",
+                 R"({"promptFeedback": {"blockReason": "SAFETY"}})"});
+  }
+
+  // A top-level stop signal member (native_stop.h): mostly one that says
+  // complete, else cut, failed, unknown, null, of another type, escaped
+  // (validly or not), under another provider's key, or promptFeedback.
+  std::string StopMember() {
+    static const char* const kKeys[] = {"stop_reason", "finish_reason",
+                                        "finishReason", "status"};
+    static const char* const kComplete[] = {R"("tool_use")", R"("tool_calls")",
+                                            R"("STOP")", R"("completed")"};
+    const size_t key = Index(4);
+    if (Chance(0.03)) {
+      return Member("promptFeedback",
+                    Pick({R"({"blockReason": "SAFETY"})", "{}", "null"}));
+    }
+    if (Chance(0.5)) return Member(kKeys[key], kComplete[key]);
+    return Member(
+        kKeys[Index(4)],
+        Pick({R"("end_turn")", R"("stop_sequence")", R"("max_tokens")",
+              R"("pause_turn")", R"("refusal")", R"("stop")", R"("length")",
+              R"("content_filter")", R"("function_call")", R"("MAX_TOKENS")",
+              R"("SAFETY")", R"("incomplete")", R"("failed")", R"("")",
+              R"("tool\u005fuse")", R"("tool\u005fcalls")", R"("bad \q")",
+              "null", "1", "{}", "[]", R"("tool_use")", R"("completed")"}));
   }
 
   std::string Object(const std::vector<std::string>& members) {

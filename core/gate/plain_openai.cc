@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "core/gate/native_stop.h"
 #include "core/gate/plain_native.h"
 #include "core/gate/plain_scanner.h"
 #include "core/gate/unchecked_calls.h"
@@ -37,6 +38,7 @@ class OpenAIReader {
  private:
   bool TopMember(absl::string_view key) {
     if (IsCallKey(key)) return false;
+    if (std::optional<bool> read = ReadPlainStop(key, &scan_)) return *read;
     if (key == "tool_calls") {
       return scan_.Array([this] { return Call(); });
     }
@@ -109,13 +111,14 @@ std::optional<RawCalls> ReadPlainOpenAIMessage(absl::string_view text,
   }
   RawCalls out;
   out.calls.reserve(reader->calls().size());
-  std::string type;
+  std::string scratch;
+  absl::string_view type;
   for (const PlainCall& plain : reader->calls()) {
     RawCall call;
     call.source = "openai_tool_calls";
     std::string arguments;
     if ((plain.has_id && !Decode(plain.id, limits, &call.id)) ||
-        !Decode(plain.type, limits, &type) || type != "function" ||
+        !View(plain.type, limits, &scratch, &type) || type != "function" ||
         !Decode(plain.name, limits, &call.name) ||
         !Decode(plain.arguments, limits, &arguments)) {
       return std::nullopt;

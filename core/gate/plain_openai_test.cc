@@ -51,6 +51,7 @@ class MessageMaker : public Maker {
                  Pick({"null", R"({"name": "x", "arguments": "{}"})"})));
     }
     if (Chance(0.05)) members.push_back(Member("name", R"("x")"));
+    if (Chance(0.3)) members.push_back(StopMember());
     if (Chance(0.92)) members.push_back(Member("tool_calls", ToolCalls()));
     if (Chance(0.05)) members.push_back(members[Index(members.size())]);
     std::shuffle(members.begin(), members.end(), rng_);

@@ -32,6 +32,17 @@ bool Decode(const Token& token, const JsonLimits& limits, std::string* out) {
   return true;
 }
 
+bool View(const Token& token, const JsonLimits& limits, std::string* scratch,
+          absl::string_view* out) {
+  if (!token.escaped) {
+    *out = token.raw;
+    return true;
+  }
+  if (!Decode(token, limits, scratch)) return false;
+  *out = *scratch;
+  return true;
+}
+
 bool EscapesValid(const Token& token, const JsonLimits& limits) {
   std::string unused;
   return !token.escaped || Decode(token, limits, &unused);
@@ -119,7 +130,7 @@ bool PlainScanner::InertValue() {
       return true;
     case '{':
       return Object([this](absl::string_view key) {
-        return !IsCallKey(key) && InertValue();
+        return !IsCallKey(key) && !IsStopKey(key) && InertValue();
       });
     case 'n':
       return Literal("null");

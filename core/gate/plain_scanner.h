@@ -23,6 +23,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
 #include "core/json/strict_json.h"
+#include "core/stream/stop_signal.h"
 
 namespace toolgate {
 namespace gate_internal {
@@ -38,9 +39,23 @@ struct Token {
 // object holding one means (a call, a second shape, an unchecked call).
 bool IsCallKey(absl::string_view key);
 
+// Whether a key below an output's top level carries a stop signal
+// (stop_reason, finish_reason, finishReason): the general reader judges
+// it (native_stop.h).
+inline bool IsStopKey(absl::string_view key) {
+  const std::optional<stream::StopSignal> signal =
+      stream::StopSignalOfKey(key);
+  return signal.has_value() && *signal != stream::StopSignal::kResponsesStatus;
+}
+
 // The string a token stands for; false when its escapes are not strict
 // JSON (the general reader then reports that).
 bool Decode(const Token& token, const JsonLimits& limits, std::string* out);
+
+// The string a token stands for, as a view: its own bytes when it has no
+// escape (no copy), else decoded into `*scratch`; false as Decode.
+bool View(const Token& token, const JsonLimits& limits, std::string* scratch,
+          absl::string_view* out);
 
 // Whether a token's escapes, if any, are strict JSON.
 bool EscapesValid(const Token& token, const JsonLimits& limits);
@@ -117,9 +132,9 @@ class PlainScanner {
   }
 
   // A value whose meaning no reader needs and that the general reader
-  // searches without finding a call in: a string, null, true, false, [],
-  // an integer of at most 15 digits, or an object of such values none of
-  // whose keys names a call.
+  // searches without finding a call or a stop signal in: a string, null,
+  // true, false, [], an integer of at most 15 digits, or an object of such
+  // values none of whose keys names a call or a stop signal.
   bool InertValue();
 
   // The bytes of the object that starts here, found by its brackets and

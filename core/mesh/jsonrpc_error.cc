@@ -103,6 +103,19 @@ RpcError UnavailableError(absl::string_view message) {
   return e;
 }
 
+RpcError ErrorForEngineStatus(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kUnauthenticated:
+    case absl::StatusCode::kFailedPrecondition:
+      return DeniedError("run_rejected", status.message());
+    default:
+      return mesh::UnavailableError(status.message());
+  }
+}
+
 Json ErrorObject(const RpcError& error) {
   return {
       {"code", error.code}, {"message", error.message}, {"data", error.data}};

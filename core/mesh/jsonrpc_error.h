@@ -25,6 +25,7 @@
 
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "core/json/strict_json.h"
 #include "core/pipeline/api.h"
@@ -56,6 +57,12 @@ RpcError DeniedError(absl::string_view reason, absl::string_view message);
 
 // toolgate could not decide: a deny the client may retry.
 RpcError UnavailableError(absl::string_view message);
+
+// An engine error as the deny an agent sees: the caller's mistakes
+// (unknown or closed run, wrong token, snapshot mismatch: INVALID_ARGUMENT,
+// NOT_FOUND, PERMISSION_DENIED, UNAUTHENTICATED, FAILED_PRECONDITION) are
+// run_rejected; everything else is UNAVAILABLE (toolgate failing).
+RpcError ErrorForEngineStatus(const absl::Status& status);
 
 // {"jsonrpc":"2.0","id":<id>,"error":{code,message,data}} as canonical
 // JSON. `id` null when the request had none or could not be read.

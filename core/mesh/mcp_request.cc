@@ -1,9 +1,14 @@
 #include "core/mesh/mcp_request.h"
 
+#include <cstdint>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
 
 namespace toolgate {
 namespace mesh {
@@ -25,16 +30,124 @@ McpMessage Deny(Json id, std::string method, absl::string_view reason) {
   return m;
 }
 
-// A JSON-RPC id is a string, a number or absent (notification).
+// The largest integer a JavaScript number holds exactly, and every one
+// below it (Number.MAX_SAFE_INTEGER): the MCP SDK's ids are these.
+constexpr int64_t kMaxSafeInteger = (int64_t{1} << 53) - 1;
+
+// A JSON-RPC id as the MCP SDK takes it: a string or a safe integer. An
+// absent id (a notification) is read as null; an explicit null is not an id.
 bool ValidId(const Json& id) {
-  return id.is_null() || id.is_string() || id.is_number_integer() ||
-         id.is_number_unsigned();
+  if (id.is_string()) return true;
+  if (id.is_number_unsigned()) {
+    return id.get<uint64_t>() <= static_cast<uint64_t>(kMaxSafeInteger);
+  }
+  if (id.is_number_integer()) {
+    const int64_t n = id.get<int64_t>();
+    return n >= -kMaxSafeInteger && n <= kMaxSafeInteger;
+  }
+  return false;
+}
+
+// Whether JSON.parse reads the integer as written: it keeps the nearest
+// double, so one a double does not hold is read as another number.
+bool DoubleHolds(const Json& n) {
+  constexpr double kTwo63 = 9223372036854775808.0;
+  if (n.is_number_unsigned()) {
+    const uint64_t u = n.get<uint64_t>();
+    if (u <= (uint64_t{1} << 53)) return true;
+    const double d = static_cast<double>(u);
+    return d < 2 * kTwo63 && static_cast<uint64_t>(d) == u;
+  }
+  const int64_t i = n.get<int64_t>();
+  if (i >= -(int64_t{1} << 53) && i <= (int64_t{1} << 53)) return true;
+  const double d = static_cast<double>(i);
+  return d < kTwo63 && static_cast<int64_t>(d) == i;
+}
+
+// The pointer of the first integer JSON.parse would read as another
+// number, or nullopt. Bounded by the depth the parse accepted.
+std::optional<std::string> InexactNumber(const Json& value) {
+  if (value.is_number_integer()) {
+    return DoubleHolds(value) ? std::nullopt : std::optional<std::string>("");
+  }
+  if (value.is_array()) {
+    for (size_t i = 0; i < value.size(); ++i) {
+      if (auto at = InexactNumber(value[i])) {
+        return absl::StrCat("/", i, *at);
+      }
+    }
+  } else if (value.is_object()) {
+    for (const auto& [key, member] : value.items()) {
+      if (auto at = InexactNumber(member)) {
+        return absl::StrCat("/", EscapePointerToken(key), *at);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// Whether JavaScript's Number() could read `id` as a number: "1", " 1",
+// "0x1", "1e0", "", "Infinity", ... Over-approximated (any digit, any
+// "Infinity", or nothing but spaces): a false alarm refuses a batch, a miss
+// would pass an unchecked answer.
+bool MaybeNumeric(const std::string& id) {
+  if (absl::StrContains(id, "Infinity")) return true;
+  bool blank = true;
+  for (char c : id) {
+    if (absl::ascii_isdigit(static_cast<unsigned char>(c))) return true;
+    blank &= absl::ascii_isspace(static_cast<unsigned char>(c)) ||
+             static_cast<unsigned char>(c) >= 0x80;
+  }
+  return blank;
+}
+
+// Every message of a batch whose id another one also carries. Beside a
+// number id, a string id that could read as a number counts as carrying it
+// too: clients match answers by id after their own conversions (the MCP
+// TypeScript SDK by Number(id)), so 1 and "1" may be one id to them, and
+// the unchecked answer of one could stand in for the checked answer of the
+// other.
+void DenyDuplicateIds(std::vector<McpMessage>* messages) {
+  absl::flat_hash_map<std::string, int> seen;
+  bool numbers = false;
+  for (const McpMessage& m : *messages) {
+    if (m.id.is_null()) continue;
+    ++seen[CanonicalJson(m.id)];
+    numbers |= m.id.is_number();
+  }
+  auto clash = [&](const McpMessage& m) {
+    if (seen[CanonicalJson(m.id)] >= 2) return true;
+    if (!numbers) return false;
+    if (m.id.is_string()) return MaybeNumeric(m.id.get<std::string>());
+    // A number beside a string that could read as a number.
+    for (const McpMessage& o : *messages) {
+      if (o.id.is_string() && MaybeNumeric(o.id.get<std::string>())) {
+        return true;
+      }
+    }
+    return false;
+  };
+  for (McpMessage& m : *messages) {
+    if (m.id.is_null() || !clash(m)) continue;
+    m.kind = McpKind::kDeny;
+    m.deny_reason = "duplicate_id";
+  }
+}
+
+// What the engine reads as MCP tools/call params (and nothing else): an
+// object holding "name" or "arguments". Anything else it would read as
+// another shape of native output, whose calls the tool server never gets.
+bool McpParams(const Json& params) {
+  return params.is_object() &&
+         (params.contains("name") || params.contains("arguments"));
 }
 
 McpMessage Classify(const Json& message) {
   if (!message.is_object()) return Deny(nullptr, "", "not_jsonrpc");
-  Json id = message.contains("id") ? message["id"] : Json(nullptr);
-  if (!ValidId(id)) id = nullptr;
+  auto given = message.find("id");
+  const bool id_valid = given == message.end() || ValidId(*given);
+  const Json id =
+      given != message.end() && id_valid ? *given : Json(nullptr);
   auto version = message.find("jsonrpc");
   if (version == message.end() || *version != "2.0") {
     return Deny(id, "", "not_jsonrpc");
@@ -43,21 +156,24 @@ McpMessage Classify(const Json& message) {
   if (method == message.end()) return Deny(id, "", "not_a_request");
   if (!method->is_string()) return Deny(id, "", "not_jsonrpc");
   const std::string name = method->get<std::string>();
-  if (message.contains("id") && !ValidId(message["id"])) {
-    return Deny(nullptr, name, "not_jsonrpc");
-  }
+  if (!id_valid) return Deny(nullptr, name, "not_jsonrpc");
   if (name == "tools/call") {
+    auto params = message.find("params");
+    if (params == message.end() || !McpParams(*params)) {
+      return Deny(id, name, "invalid_params");
+    }
     McpMessage m;
     m.kind = McpKind::kToolCall;
     m.id = id;
     m.method = name;
-    auto params = message.find("params");
-    // A params that is not an object still goes to the gate as it is: the
-    // native reader refuses it there with its own violation.
-    const Json p = params == message.end() ? Json(nullptr) : *params;
-    if (p.is_object() && p.contains("name") && p["name"].is_string()) {
-      m.tool = p["name"].get<std::string>();
-    }
+    // Params the native reader refuses (a name that is no string, no
+    // arguments, a second shape) still go to the gate as they are: it
+    // refuses them there with its own violation.
+    const Json& p = *params;
+    auto tool = p.find("name");
+    if (tool != p.end() && tool->is_string()) m.tool = tool->get<std::string>();
+    auto arguments = p.find("arguments");
+    if (arguments != p.end()) m.arguments_json = CanonicalJson(*arguments);
     m.params_json = CanonicalJson(p);
     return m;
   }
@@ -94,6 +210,33 @@ absl::StatusOr<std::string> PercentDecode(absl::string_view s) {
   return out;
 }
 
+// A name a server could read as another: the separators of paths,
+// queries, fragments and path parameters, an escape (decoded twice), a
+// control character, or a dot segment.
+bool SafeToolName(absl::string_view name) {
+  if (name.empty() || name == "." || name == "..") return false;
+  for (char c : name) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f || c == '/' || c == '\\' || c == '?' ||
+        c == '#' || c == '%' || c == ';') {
+      return false;
+    }
+  }
+  return true;
+}
+
+// number_inexact (with its pointer) for the first integer JSON.parse
+// would read as another number.
+absl::Status ExactNumbers(const Json& parsed) {
+  std::optional<std::string> at = InexactNumber(parsed);
+  if (!at.has_value()) return absl::OkStatus();
+  return MakeJsonError(
+      kNumberInexact, *at,
+      absl::StrCat("the integer at \"", *at,
+                   "\" is not one a JSON.parse reader holds (it would read "
+                   "the nearest double, another number)"));
+}
+
 }  // namespace
 
 bool IsPassThroughMethod(absl::string_view method) {
@@ -104,30 +247,54 @@ bool IsPassThroughMethod(absl::string_view method) {
   return false;
 }
 
-absl::StatusOr<McpBody> ReadMcpBody(absl::string_view body,
-                                    const JsonLimits& limits) {
+absl::StatusOr<Json> ReadMeshJson(absl::string_view body,
+                                  const JsonLimits& limits) {
   absl::StatusOr<Json> parsed = ParseStrictJson(body, limits);
   if (!parsed.ok()) return parsed.status();
-  McpBody out;
-  if (parsed->is_array()) {
-    if (parsed->empty()) {
-      return MakeJsonError("invalid_batch", "", "an empty JSON-RPC batch");
-    }
-    out.batch = true;
-    for (const Json& message : *parsed) {
-      out.messages.push_back(Classify(message));
-    }
+  if (absl::Status s = ExactNumbers(*parsed); !s.ok()) return s;
+  return parsed;
+}
+
+McpRequest ReadMcpRequest(absl::string_view body, const JsonLimits& limits) {
+  McpRequest out;
+  out.empty = body.empty();
+  absl::StatusOr<Json> parsed = ParseStrictJson(body, limits);
+  if (!parsed.ok()) {
+    out.status = parsed.status();
     return out;
   }
-  out.messages.push_back(Classify(*parsed));
+  if (parsed->is_object()) {
+    auto id = parsed->find("id");
+    if (id != parsed->end() && ValidId(*id)) out.id = *id;
+  }
+  out.status = ExactNumbers(*parsed);
+  if (!out.status.ok()) return out;
+  if (!parsed->is_array()) {
+    out.body.messages.push_back(Classify(*parsed));
+    return out;
+  }
+  if (parsed->empty()) {
+    out.status = MakeJsonError("invalid_batch", "", "an empty JSON-RPC batch");
+    return out;
+  }
+  out.body.batch = true;
+  out.body.messages.reserve(parsed->size());
+  for (const Json& message : *parsed) {
+    out.body.messages.push_back(Classify(message));
+  }
+  DenyDuplicateIds(&out.body.messages);
   return out;
 }
 
+absl::StatusOr<McpBody> ReadMcpBody(absl::string_view body,
+                                    const JsonLimits& limits) {
+  McpRequest request = ReadMcpRequest(body, limits);
+  if (!request.status.ok()) return request.status;
+  return std::move(request.body);
+}
+
 Json RequestIdOf(absl::string_view body, const JsonLimits& limits) {
-  absl::StatusOr<Json> parsed = ParseStrictJson(body, limits);
-  if (!parsed.ok() || !parsed->is_object()) return nullptr;
-  auto id = parsed->find("id");
-  return id != parsed->end() && ValidId(*id) ? *id : Json(nullptr);
+  return ReadMcpRequest(body, limits).id;
 }
 
 absl::StatusOr<std::string> MatchToolPath(absl::string_view path_template,
@@ -140,7 +307,6 @@ absl::StatusOr<std::string> MatchToolPath(absl::string_view path_template,
         absl::StrCat("toolgate_tool_path \"", path_template,
                      "\" must hold exactly one {name} segment"));
   }
-  path = path.substr(0, path.find('?'));
   const absl::string_view prefix = path_template.substr(0, hole);
   const absl::string_view suffix = path_template.substr(hole + kHole.size());
   if (path.size() <= prefix.size() + suffix.size() ||
@@ -150,12 +316,21 @@ absl::StatusOr<std::string> MatchToolPath(absl::string_view path_template,
   }
   const absl::string_view raw =
       path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
+  // The raw segment may hold escapes; decoded, the name may not (a '%'
+  // there was encoded twice).
   absl::StatusOr<std::string> name = PercentDecode(raw);
-  if (!name.ok() || name->empty() || name->find('/') != std::string::npos) {
+  if (!name.ok() || !SafeToolName(*name) ||
+      !SafeToolName(absl::StrReplaceAll(raw, {{"%", "_"}}))) {
     return absl::NotFoundError(absl::StrCat(
-        "path ", path, " does not name one tool in ", path_template));
+        "path ", path, " does not name one tool in ", path_template,
+        " (a name holds no '/', '\\', '?', '#', '%', ';' or control "
+        "character, encoded or not, and is not . or ..)"));
   }
   return name;
+}
+
+bool QueryOrFragment(absl::string_view path) {
+  return path.find_first_of("?#") != absl::string_view::npos;
 }
 
 }  // namespace mesh

@@ -1,6 +1,7 @@
 #include "core/mesh/tool_response.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -9,25 +10,6 @@
 namespace toolgate {
 namespace mesh {
 namespace {
-
-TEST(SseEventData, JoinsDataLinesPerEvent) {
-  const struct {
-    const char* body;
-    std::vector<std::string> events;
-  } cases[] = {
-      {"data: {\"a\":1}\n\n", {"{\"a\":1}"}},
-      {"event: message\r\nid: 4\r\ndata: x\r\n\r\ndata:y\r\n\r\n", {"x", "y"}},
-      {"data: a\ndata: b\n\n", {"a\nb"}},
-      {": comment\n\nevent: ping\n\n", {}},
-      {"data: last", {"last"}},
-      {"data: a\r\rdata: b\r\r", {"a", "b"}},
-      {"", {}},
-  };
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.body);
-    EXPECT_EQ(SseEventData(c.body), c.events);
-  }
-}
 
 TEST(FindToolResponse, FindsTheResponseForTheId) {
   const Json id = 7;
@@ -44,6 +26,8 @@ TEST(FindToolResponse, FindsTheResponseForTheId) {
        "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n"
        "data: " +
            response + "\n\n"},
+      {"text/event-stream; charset=UTF-8", "data: " + response + "\n\n"},
+      {"application/json; charset=\"utf-8\"", response},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.body);
@@ -76,12 +60,55 @@ TEST(FindToolResponse, RefusesAnythingElseWithAReason) {
        "unexpected_message"},
       {"text/event-stream", "data: {oops\n\n", "unreadable_response"},
       {"text/event-stream", ": only a comment\n\n", "no_response"},
+      {"text/event-stream", "", "no_response"},
+      // A member a client reading the whole body would see unchecked.
+      {"application/json",
+       R"({"jsonrpc":"2.0","id":7,"result":{},"note":"EVIL"})",
+       "unexpected_message"},
+      {"text/event-stream",
+       "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{},\"x\":1}\n\n",
+       "unexpected_message"},
+      // A notification that is not JSON-RPC 2.0.
+      {"text/event-stream",
+       "data: {\"method\":\"notifications/x\"}\n\ndata: " + ok + "\n\n",
+       "unexpected_message"},
+      // Bodies some client reads otherwise (sse_reader.h).
+      {"text/event-stream",
+       "\xEF\xBB\xBF"
+       "data: " +
+           ok + "\n\n",
+       "unreadable_response"},
+      {"text/event-stream", "data: " + ok + "\n", "unreadable_response"},
+      {"text/event-stream", "event: x\ndata: " + ok + "\n\n",
+       "unreadable_response"},
+      // A charset some clients decode otherwise.
+      {"text/event-stream; charset=latin1", "data: " + ok + "\n\n",
+       "unsupported_content_type"},
+      {"application/json;charset=utf-16", ok, "unsupported_content_type"},
+      {"application/json; charset=utf-8; charset=iso-8859-1", ok,
+       "unsupported_content_type"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.body);
     auto found = FindToolResponse(c.type, c.body, id, JsonLimits());
     ASSERT_FALSE(found.ok());
     EXPECT_TRUE(absl::StartsWith(found.status().message(), c.reason))
+        << found.status();
+  }
+}
+
+TEST(FindToolResponse, RefusesAnAnswerOverTheSizeLimit) {
+  JsonLimits limits;
+  const std::string ok = R"({"jsonrpc":"2.0","id":7,"result":{}})";
+  limits.max_bytes = ok.size();
+  EXPECT_TRUE(FindToolResponse("application/json", ok, 7, limits).ok());
+  for (const auto& [type, body] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"application/json", ok + " "},
+           {"text/event-stream", "data: " + ok + "\n\n"}}) {
+    auto found = FindToolResponse(type, body, 7, limits);
+    ASSERT_FALSE(found.ok());
+    EXPECT_TRUE(absl::StartsWith(found.status().message(), "body_too_large"))
         << found.status();
   }
 }

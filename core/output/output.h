@@ -70,7 +70,7 @@
 // an output invalid. Every string value and object key of a parsed body is
 // scanned, MCP content[].text included, after invisible characters
 // (zero-width, format, soft hyphen, controls) are taken out and other
-// spaces and line breaks made plain (internal/invisible_chars.h). Finding
+// spaces and line breaks made plain (core/text/invisible_chars.h). Finding
 // codes: instruction_override, role_marker, chat_template_token,
 // tool_call_syntax (see internal/string_scan.h for the exact patterns).
 //

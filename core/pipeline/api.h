@@ -22,7 +22,9 @@
 #include "core/json/strict_json.h"
 #include "core/output/output.h"
 #include "core/snapshot/snapshot.h"
+#include "core/snapshot/tool_schema.h"
 #include "core/stream/assembler.h"
+#include "core/trace/tracer.h"
 #include "core/util/cancel.h"
 #include "core/verdict/verdict.h"
 
@@ -45,6 +47,13 @@ struct EngineOptions {
   // Process-wide, so the last Engine constructed sets it (0: every use of
   // such a tool compiles its schema again).
   size_t schema_pool_bytes = size_t{64} << 20;
+  // What one ValidateToolCall or ValidateToolOutput may spend compiling
+  // such tools' schemas, in program bytes (CompileScope, tool_schema.h):
+  // past it, a call whose schema is neither resident nor pooled is
+  // refused (evaluation_limit). Each program it used is kept for the
+  // request, so a tool compiles at most once per request.
+  // --request_compile_bytes.
+  size_t request_compile_bytes = CompileScope::kDefaultMaxBytes;
   // A ListSnapshots page ends once its entries hold about this many bytes.
   size_t snapshot_page_bytes = 1 << 20;
   // Audit records also carry what replay needs to decide the call again
@@ -54,10 +63,18 @@ struct EngineOptions {
   // A decision whose audit record could not be written is not returned:
   // the call fails UNAVAILABLE instead (never decided unaudited).
   bool audit_required = false;
-  // Approvals: how long a request stays decidable and usable, and caps.
+  // Approvals: how long a request stays decidable and usable, and caps
+  // (core/approval/approval_store.h).
   int64_t approval_ttl_seconds = 900;
   size_t max_approvals = 10000;
   size_t max_pending_approvals_per_run = 64;
+  size_t max_pending_approvals_per_tenant = 1000;
+  size_t max_approval_bytes = size_t{64} << 20;
+  // AwaitApproval calls one run may have waiting at once.
+  int max_waits_per_run = 4;
+  // Protected-text indexes of all open runs, each distinct set of texts
+  // counted once (core/run/protected_texts.h).
+  size_t max_protected_text_bytes = size_t{64} << 20;
   // A streamed output (OutputKind::kStream) with more events is refused
   // as input_too_large; so is one whose events hold more bytes than the
   // request limit, MaxStreamBytes().
@@ -126,6 +143,16 @@ struct ValidateCallRequest {
   // Who asked, for the audit record (AuditRecord::source): empty for the
   // native RPC; e.g. "envoy_ext_authz" for the mesh hook.
   std::string source;
+  // The caller runs the calls exactly as the output holds them and cannot
+  // use the rewritten arguments an ALLOW returns (the mesh forwards the
+  // request as it came). Then nothing is rewritten: policy.coerce is not
+  // applied (the schema sees the value as sent), and a text value a
+  // strip_html rule would change is text_invalid.
+  bool forward_as_sent = false;
+  // Not owned; null when tracing is off or the call is not sampled. Each
+  // stage that runs becomes a child span of it, named as in the stage list,
+  // and resolve sets the run's attributes (docs/operating.md "Tracing").
+  trace::RequestTrace* trace = nullptr;
 };
 
 struct CallReport {

@@ -58,6 +58,14 @@ absl::StatusOr<bool> SyntaxRepair(const Json& payload) {
   return Missing("repair", "a RepairPolicy name");
 }
 
+// forward_as_sent, false when absent.
+absl::StatusOr<bool> AsSent(const Json& payload) {
+  auto it = payload.find("forward_as_sent");
+  if (it == payload.end()) return false;
+  if (!it->is_boolean()) return Missing("forward_as_sent", "a boolean");
+  return it->get<bool>();
+}
+
 std::string StreamFormatName(stream::Format format) {
   return absl::StrCat("STREAM_FORMAT_",
                       absl::AsciiStrToUpper(stream::FormatName(format)));
@@ -123,6 +131,8 @@ Json CallPayload(const ValidateCallRequest& request) {
     payload["text_format"] =
         std::string(extract::TextFormatProtoName(request.text_format));
   }
+  // Set by the mesh hook; absent (false) for almost every call.
+  if (request.forward_as_sent) payload["forward_as_sent"] = true;
   return payload;
 }
 
@@ -163,6 +173,9 @@ absl::StatusOr<ValidateCallRequest> CallFromPayload(const Json& payload) {
     auto repair = SyntaxRepair(payload);
     if (!repair.ok()) return repair.status();
     request.syntax_repair = *repair;
+    auto as_sent = AsSent(payload);
+    if (!as_sent.ok()) return as_sent.status();
+    request.forward_as_sent = *as_sent;
     return request;
   }
   auto output = OptionalString(payload, text ? "text" : "native_json");
@@ -172,6 +185,9 @@ absl::StatusOr<ValidateCallRequest> CallFromPayload(const Json& payload) {
   auto repair = SyntaxRepair(payload);
   if (!repair.ok()) return repair.status();
   request.syntax_repair = *repair;
+  auto as_sent = AsSent(payload);
+  if (!as_sent.ok()) return as_sent.status();
+  request.forward_as_sent = *as_sent;
   return request;
 }
 

@@ -49,6 +49,26 @@ TEST(AuditPayloadTest, StreamRoundTripsInProtoJsonForm) {
   EXPECT_EQ(back->stream_events[1], events[1]);
 }
 
+// The mesh's calls are decided as sent; replay must decide them so too.
+TEST(AuditPayloadTest, ForwardAsSentRoundTripsAndIsOnlyWrittenWhenSet) {
+  ValidateCallRequest request;
+  request.kind = OutputKind::kNative;
+  request.output = "{}";
+  request.forward_as_sent = true;
+  const Json payload = CallPayload(request);
+  EXPECT_EQ(CanonicalJson(payload),
+            R"({"forward_as_sent":true,"native_json":"{}",)"
+            R"("repair":"REPAIR_POLICY_STRICT"})");
+  auto back = CallFromPayload(payload);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->forward_as_sent);
+  request.forward_as_sent = false;
+  EXPECT_FALSE(CallPayload(request).contains("forward_as_sent"));
+  Json wrong = payload;
+  wrong["forward_as_sent"] = "yes";
+  EXPECT_FALSE(CallFromPayload(wrong).ok());
+}
+
 TEST(AuditPayloadTest, CallPayloadUsesProtoJsonNames) {
   ValidateCallRequest request;
   request.kind = OutputKind::kNative;

@@ -43,7 +43,7 @@ absl::Status ResolveTools(CallContext& call) {
 }
 
 absl::Status CoerceArguments(CallContext& call) {
-  toolgate::CoerceArguments(&call.gate);
+  toolgate::CoerceArguments(&call.gate, call.request.forward_as_sent);
   return absl::OkStatus();
 }
 

@@ -32,6 +32,23 @@ absl::StatusOr<TextFormat> EffectiveFormat(const ValidateCallRequest& request,
 
 }  // namespace
 
+namespace {
+
+// The run's attributes on the server span: ids, the model and the tenant
+// (run context a caller set), never the token.
+void TraceTarget(const Target& target, trace::RequestTrace& trace) {
+  trace.Set("toolgate.snapshot_id", target.snapshot->id());
+  if (target.run == nullptr) return;
+  trace.Set("toolgate.run_id", target.run->id());
+  trace.Set("gen_ai.request.model", target.run->model());
+  auto tenant = target.run->context().find(kTenantContextKey);
+  trace.Set("toolgate.tenant", tenant == target.run->context().end()
+                                   ? std::string()
+                                   : tenant->second);
+}
+
+}  // namespace
+
 absl::Status Resolve(CallContext& call) {
   const ValidateCallRequest& request = call.request;
   if (request.kind == OutputKind::kUnset) {
@@ -53,6 +70,15 @@ absl::Status Resolve(CallContext& call) {
   if (!format.ok()) return format.status();
   call.text_format = *format;
   call.response.snapshot_id = call.target.snapshot->id();
+  if (request.trace != nullptr) {
+    TraceTarget(call.target, *request.trace);
+    // The format in effect, the run's included: the server's
+    // extraction_path only sees the request's.
+    if (call.text_format != TextFormat::kUnspecified) {
+      request.trace->Set("toolgate.text_format",
+                         std::string(extract::TextFormatName(call.text_format)));
+    }
+  }
   absl::StatusOr<std::string> audit_id = call.services.audit.NewId();
   if (!audit_id.ok()) return audit_id.status();
   call.response.audit_id = *std::move(audit_id);

@@ -19,12 +19,21 @@ struct ArgumentViolation {
   std::string message;
 };
 
+// Which string of a call's arguments a scan read: a string value, or the
+// name of an object member (a key), which a model fills as freely as a
+// value.
+enum class ArgumentPart { kValue, kMemberName };
+
+// How a message names it: "the argument", "the member name".
+absl::string_view ArgumentPartName(ArgumentPart part);
+
 // How much of a refused value a message may quote.
 inline constexpr size_t kMaxEchoedValueBytes = 64;
 
 // `value` for a message: at most kMaxEchoedValueBytes of it (cut on a
-// UTF-8 boundary), C-escaped so control bytes and quotes stay visible, in
-// double quotes. At most ~4 * 64 + 5 bytes.
+// UTF-8 boundary), C-escaped so control bytes and quotes stay visible and
+// bidi controls as \uXXXX so they cannot reorder the message, in double
+// quotes. At most ~4 * 64 + 5 bytes.
 std::string QuoteValue(absl::string_view value);
 
 ArgumentViolation MakeViolation(absl::string_view code,

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "core/policy/argument_checks.h"
+#include "core/text/invisible_chars.h"
 
 namespace toolgate::policy {
 namespace {
@@ -15,9 +16,30 @@ namespace {
 constexpr absl::string_view kInvalid = "path_invalid";
 constexpr absl::string_view kOutside = "path_outside_root";
 
+using ::toolgate::text::DecodeUtf8At;
+using ::toolgate::text::IsBidiControl;
+
 bool IsHex(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
          (c >= 'A' && c <= 'F');
+}
+
+constexpr absl::string_view kControl = "contains a NUL or control character";
+
+// Why the character at text[i] (not ASCII) can't be in a path, or empty.
+// A bidi control makes the path display as another one to whoever reads
+// it (an approver, a log): "invoice_\u202Efdp.exe" shows as
+// "invoice_exe.pdf".
+absl::string_view NonAsciiProblem(absl::string_view text, size_t i,
+                                  size_t* len) {
+  const char32_t c = DecodeUtf8At(text, i, len);
+  if (c >= 0x80 && c <= 0x9F) return kControl;
+  if (IsBidiControl(c)) {
+    return "contains a bidirectional control character (U+061C, U+200E, "
+           "U+200F, U+202A-U+202E or U+2066-U+2069), which shows the path as "
+           "another one";
+  }
+  return {};
 }
 
 // Why `text` can't be a path at all, or empty when its bytes are fine.
@@ -28,7 +50,15 @@ absl::string_view FormProblem(absl::string_view text) {
   if (text[0] == '~') return "starts with '~' (home directory expansion)";
   for (size_t i = 0; i < text.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7f) return "contains a NUL or control character";
+    if (static_cast<unsigned char>(c - 0x20) >= 0x5f) {  // Not 0x20-0x7E.
+      if (c < 0x80) return kControl;
+      size_t len = 1;
+      if (absl::string_view p = NonAsciiProblem(text, i, &len); !p.empty()) {
+        return p;
+      }
+      i += len - 1;
+      continue;
+    }
     if (c == '\\') return "contains a backslash";
     if (c == '%' && i + 2 < text.size() && IsHex(text[i + 1]) &&
         IsHex(text[i + 2])) {

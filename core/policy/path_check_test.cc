@@ -80,7 +80,70 @@ INSTANTIATE_TEST_SUITE_P(
         PathCase{"a\x7f", false, "path_invalid"},
         PathCase{"a b.txt", false, ""},
         PathCase{"r\xc3\xa9sum\xc3\xa9.pdf", false, ""},
+        PathCase{"\xe6\x9d\xb1\xe4\xba\xac/\xd8\xa7.txt", false,
+                 ""},  // CJK, Arabic.
+        // C1 controls are control characters too.
+        PathCase{"a\xc2\x85"
+                 "b",
+                 false, "path_invalid"},  // NEL
+        PathCase{"a\xc2\x9b"
+                 "b",
+                 false, "path_invalid"},  // CSI
+        PathCase{"a\xc2\xa0"
+                 "b",
+                 false, ""},  // NBSP is not one.
         PathCase{"", false, "path_invalid"}));
+
+// Issue 25 item 16: a bidi control shows a path as another one
+// ("invoice_<U+202E>fdp.exe" reads "invoice_exe.pdf"): path_invalid,
+// wherever it is.
+TEST(PathBidiTest, BidiControlsAnywhereAreRefused) {
+  const PathRule rule{"/srv/reports", true};
+  const std::string kBidi[] = {
+      "\xd8\x9c",      // U+061C ALM
+      "\xe2\x80\x8e",  // U+200E LRM
+      "\xe2\x80\x8f",  // U+200F RLM
+      "\xe2\x80\xaa",  // U+202A LRE
+      "\xe2\x80\xab",  // U+202B RLE
+      "\xe2\x80\xac",  // U+202C PDF
+      "\xe2\x80\xad",  // U+202D LRO
+      "\xe2\x80\xae",  // U+202E RLO
+      "\xe2\x81\xa6",  // U+2066 LRI
+      "\xe2\x81\xa7",  // U+2067 RLI
+      "\xe2\x81\xa8",  // U+2068 FSI
+      "\xe2\x81\xa9",  // U+2069 PDI
+  };
+  for (const std::string& b : kBidi) {
+    for (const std::string& value :
+         {b + "invoice.pdf", "invoice_" + b + "fdp.exe", "q3/summary.pdf" + b,
+          "q3" + b + "/x.txt", "/srv/reports/" + b + "x", "a/" + b + "/b",
+          "r\xc3\xa9sum\xc3\xa9_" + b + "fdp.exe"}) {
+      std::optional<ArgumentViolation> v = CheckPath(value, rule);
+      ASSERT_TRUE(v.has_value()) << value;
+      EXPECT_EQ(v->code, "path_invalid") << value;
+      EXPECT_NE(v->message.find("bidirectional"), std::string::npos)
+          << v->message;
+      // Quoted with the control escaped: it cannot reorder the message.
+      EXPECT_EQ(v->message.find(b), std::string::npos) << v->message;
+      EXPECT_NE(v->message.find("\\u"), std::string::npos) << v->message;
+    }
+  }
+  // Neighbours of the set pass: U+202F (narrow no-break space), U+2065
+  // (unassigned), U+206A, U+200D (zero width joiner, in some scripts'
+  // names).
+  for (const std::string& ok : {"a\xe2\x80\xaf"
+                                "b",
+                                "a\xe2\x81\xa5"
+                                "b",
+                                "a\xe2\x81\xaa"
+                                "b",
+                                "a\xe2\x80\x8d"
+                                "b"}) {
+    EXPECT_FALSE(CheckPath(ok, rule).has_value()) << ok;
+  }
+  EXPECT_FALSE(
+      ValidatePathRule(PathRule{"/srv/\xe2\x80\xaereports", false}).ok());
+}
 
 TEST(PathRootTest, RootSlashAllowsEverythingInsideButNotAbove) {
   const PathRule rule{"/", true};

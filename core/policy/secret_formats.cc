@@ -11,6 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "core/policy/secret_checks.h"
 #include "core/policy/secret_formats_internal.h"
+#include "core/text/invisible_chars.h"
 
 namespace toolgate::policy {
 namespace {
@@ -200,24 +201,39 @@ absl::string_view SecretKindAt(absl::string_view text, size_t i) {
 
 namespace {
 
+using ::toolgate::text::IsPlainByte;
+
 // The first two bytes of every format (SecretKindAt decides the rest), as
 // tables: per byte, whether it is alphanumeric and its class (0: no format
 // starts with it), and per class the second bytes it allows as a bitset.
 // Every format but a PEM block starts only after a byte that is not
 // alphanumeric (SecretKindAt checks each one's exact rule), so a format's
 // first letter inside a word, the common case in prose, costs one test.
+//
+// Until the scan meets a byte NormalizeForScan may change, such bytes are
+// a class of their own that passes every test: the scan notes the first
+// past the tests and goes on with a table where they are class 0. A plain
+// text (the common case) pays nothing to learn that it needs no second
+// read, and other text pays for one byte.
 constexpr const char* kStarts[] = {"--", "AK", "AS", "AI", "Ac", "Sh",
                                    "gh", "gi", "xo", "sk", "rk", "Be",
                                    "BE", "be", "bE", "ey"};
 constexpr uint8_t kAlnumBit = 0x80;
+constexpr uint8_t kAfterAlnumBit = 0x40;  // May start right after one.
 constexpr uint8_t kClassMask = 0x1f;
+constexpr uint8_t kNotPlainClass = kClassMask;
 struct StartTable {
-  uint8_t info[256] = {};  // kAlnumBit | class.
-  uint64_t second[16][4] = {};
-  constexpr StartTable() {
+  uint8_t info[256] = {};  // kAlnumBit | kAfterAlnumBit | class.
+  uint64_t second[kClassMask + 1][4] = {};
+  constexpr explicit StartTable(bool note_not_plain) {
     for (int c = 0; c < 256; ++c) {
       if (IsAlnum(static_cast<char>(c))) info[c] = kAlnumBit;
+      if (note_not_plain && !IsPlainByte(static_cast<unsigned char>(c))) {
+        info[c] = kAfterAlnumBit | kNotPlainClass;
+      }
     }
+    for (uint64_t& bits : second[kNotPlainClass]) bits = ~uint64_t{0};
+    info[static_cast<uint8_t>('-')] |= kAfterAlnumBit;  // PEM.
     uint8_t classes = 0;
     for (const char* pair : kStarts) {
       const auto first = static_cast<uint8_t>(pair[0]);
@@ -231,34 +247,78 @@ struct StartTable {
     return ((second[cls][b >> 6] >> (b & 63)) & 1) != 0;
   }
 };
-constexpr StartTable kStartTable;
+constexpr StartTable kNotingTable(/*note_not_plain=*/true);
+constexpr StartTable kPlainTable(/*note_not_plain=*/false);
+static_assert(sizeof(kStarts) / sizeof(kStarts[0]) < kNotPlainClass);
 
-}  // namespace
+using ::toolgate::text::NormalizeForScan;
+using ::toolgate::text::ScanText;
 
-std::optional<ArgumentViolation> FindSecret(absl::string_view text) {
+// The kind of the first token in `text` and its offset in *at; empty when
+// there is none. Then *plain says whether every byte was IsPlainByte.
+absl::string_view FirstSecret(absl::string_view text, size_t* at, bool* plain) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
+  const StartTable* table = &kNotingTable;
   uint8_t prev = 0;  // The start of the text is a boundary.
   // Every format is longer than two bytes.
   for (size_t i = 0; i + 1 < text.size(); ++i) {
-    const uint8_t info = kStartTable.info[bytes[i]];
+    const uint8_t info = table->info[bytes[i]];
     const bool after_alnum = (prev & kAlnumBit) != 0;
     prev = info;
     const uint8_t cls = info & kClassMask;
-    if (cls == 0 || (after_alnum && bytes[i] != '-') ||
-        !kStartTable.SecondAllowed(cls, bytes[i + 1])) {
+    if (cls == 0 || (after_alnum && (info & kAfterAlnumBit) == 0) ||
+        !table->SecondAllowed(cls, bytes[i + 1])) {
+      continue;
+    }
+    if (cls == kNotPlainClass) {
+      table = &kPlainTable;
       continue;
     }
     const absl::string_view kind = internal::SecretKindAt(text, i);
     if (!kind.empty()) {
-      return MakeViolation(
-          "argument_secret",
-          absl::StrCat("the argument contains what looks like ", kind,
-                       " (at byte ", i,
-                       "); never put credentials in tool arguments: refer "
-                       "to them by name and let the runtime supply them"));
+      *at = i;
+      return kind;
     }
   }
-  return std::nullopt;
+  *plain = table == &kNotingTable &&
+           (text.empty() || IsPlainByte(bytes[text.size() - 1]));
+  return {};
 }
+
+}  // namespace
+
+namespace internal {
+
+// FindSecret passed over shorter texts: NormalizeForScan never lengthens a
+// text, so none with invisible characters is missed either.
+std::optional<ArgumentViolation> FindSecretInText(absl::string_view text,
+                                                  ArgumentPart part) {
+  size_t at = 0;
+  bool plain;
+  absl::string_view kind = FirstSecret(text, &at, &plain);
+  // No token in the bytes as sent: read them again without invisible
+  // characters, if they hold any (a token split by U+200B is still the
+  // token once pasted). The common text is plain: no second pass, no copy.
+  bool hidden = false;
+  if (kind.empty() && !plain) {
+    ScanText visible;
+    if (NormalizeForScan(text, &visible)) {
+      hidden = true;
+      kind = FirstSecret(visible.text, &at, &plain);
+      at = visible.SourceOffset(at);
+    }
+  }
+  if (kind.empty()) return std::nullopt;
+  return MakeViolation(
+      "argument_secret",
+      absl::StrCat(ArgumentPartName(part), " contains what looks like ", kind,
+                   " (at byte ", at,
+                   hidden ? ", split by invisible characters" : "",
+                   "); never put credentials in tool arguments",
+                   part == ArgumentPart::kMemberName ? " or member names" : "",
+                   ": refer to them by name and let the runtime supply them"));
+}
+
+}  // namespace internal
 
 }  // namespace toolgate::policy

@@ -23,6 +23,25 @@ constexpr bool IsShellSafe(unsigned char c) {
          c == '%';
 }
 
+// How a command may read a word by its first byte instead of as a value,
+// or empty when it cannot.
+absl::string_view LeadingOption(char first) {
+  switch (first) {
+    case '-':
+      return "would be read as an option";
+    case '+':
+      // set +x, date +FORMAT, vim/less/more +COMMAND, tail +N.
+      return "would be read as an option by many commands (set, date, vim, "
+             "less, tail)";
+    case '@':
+      // gcc, javac, argparse's fromfile_prefix_chars, curl -d @FILE.
+      return "would be read as a response file whose contents become more "
+             "arguments (gcc, javac, argparse, curl -d)";
+    default:
+      return {};
+  }
+}
+
 constexpr size_t kMaxPatternBytes = 4096;
 
 }  // namespace
@@ -33,13 +52,13 @@ std::optional<ArgumentViolation> CheckShellArg(absl::string_view value) {
     return MakeViolation("shell_metacharacter",
                          "the shell argument is empty; give a non-empty value");
   }
-  if (value[0] == '-') {
+  if (absl::string_view why = LeadingOption(value[0]); !why.empty()) {
     return MakeViolation(
         "option_injection",
-        absl::StrCat("shell argument ", QuoteValue(value),
-                     " starts with '-' and would be read as an option; give "
-                     "a value that does not start with '-' (e.g. prefix a "
-                     "path with './')"));
+        absl::StrCat("shell argument ", QuoteValue(value), " starts with '",
+                     value.substr(0, 1), "' and ", why,
+                     "; give a value that does not start with '-', '+' or "
+                     "'@' (e.g. prefix a path with './')"));
   }
   for (size_t i = 0; i < value.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(value[i]);

@@ -53,7 +53,41 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"a\xc2\xa0"
              "b",
              "shell_metacharacter"},  // NBSP.
-        Case{"", "shell_metacharacter"}));
+        Case{"", "shell_metacharacter"},
+        // Issue 25 item 16: '@' (a response file: gcc, javac, argparse's
+        // fromfile_prefix_chars, curl -d) and '+' (set +x, date +FMT,
+        // vim +CMD) lead into an option too; inside a word they are data.
+        Case{"@file", "option_injection"}, Case{"@", "option_injection"},
+        Case{"@/etc/passwd", "option_injection"},
+        Case{"@@x", "option_injection"}, Case{"+x", "option_injection"},
+        Case{"+%s", "option_injection"}, Case{"+", "option_injection"},
+        Case{"++x", "option_injection"}, Case{"+-x", "option_injection"},
+        Case{"-@x", "option_injection"}, Case{"a@b", ""}, Case{"a+b", ""},
+        Case{"x@", ""}, Case{"c++", ""}, Case{"./@file", ""}, Case{"./+x", ""},
+        // Whatever stands before '@' or '+' to hide it is refused itself.
+        Case{" @file", "shell_metacharacter"},
+        Case{"\t@file", "shell_metacharacter"},
+        Case{"'@file'", "shell_metacharacter"},
+        Case{"\"@file\"", "shell_metacharacter"},
+        Case{"\xe2\x80\x8b@file", "shell_metacharacter"},  // U+200B
+        Case{"\xef\xbc\xa0"
+             "file",
+             "shell_metacharacter"},  // Fullwidth @
+        Case{"\xe2\x80\xae"
+             "x",
+             "shell_metacharacter"},  // U+202E
+        Case{"=@file", "shell_metacharacter"}));
+
+TEST(ShellArgTest, TheMessageNamesTheLeadingCharacter) {
+  for (const char* value : {"-rf", "+x", "@args.txt"}) {
+    std::optional<ArgumentViolation> v = CheckShellArg(value);
+    ASSERT_TRUE(v.has_value()) << value;
+    EXPECT_NE(v->message.find(std::string("starts with '") + value[0] + "'"),
+              std::string::npos)
+        << v->message;
+    EXPECT_NE(v->message.find("./"), std::string::npos) << v->message;
+  }
+}
 
 TEST(IdentifierTest, FullMatchOnly) {
   absl::StatusOr<IdentifierRule> rule =

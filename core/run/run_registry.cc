@@ -63,6 +63,23 @@ void Run::Reset() {
   health_.Reset();
 }
 
+bool Run::BeginWait(int max) {
+  absl::MutexLock lock(&mu_);
+  if (waits_ >= max) return false;
+  ++waits_;
+  return true;
+}
+
+void Run::EndWait() {
+  absl::MutexLock lock(&mu_);
+  --waits_;
+}
+
+int Run::waits() const {
+  absl::MutexLock lock(&mu_);
+  return waits_;
+}
+
 namespace {
 
 absl::Status CheckModelAndContext(
@@ -114,7 +131,9 @@ absl::Status CheckProtectedTexts(const std::vector<std::string>& texts) {
 }  // namespace
 
 RunRegistry::RunRegistry(RunRegistryOptions options, SnapshotStore* pins)
-    : options_(std::move(options)), pins_(pins) {}
+    : options_(std::move(options)),
+      pins_(pins),
+      protected_texts_(options_.max_protected_text_bytes) {}
 
 absl::Time RunRegistry::Now() const {
   if (options_.now) return options_.now();
@@ -157,15 +176,15 @@ absl::StatusOr<OpenedRun> RunRegistry::Open(
   absl::StatusOr<std::string> token = RandomHex(32);
   if (!id.ok()) return id.status();
   if (!token.ok()) return token.status();
+  // Shared with every run carrying the same texts; refused past the budget.
+  auto leaks = protected_texts_.Intern(protected_texts);
+  if (!leaks.ok()) return leaks.status();
   auto tenant_it = context.find(kTenantContextKey);
   std::string tenant = tenant_it == context.end() ? "" : tenant_it->second;
   OpenedRun opened;
   opened.run = std::make_shared<Run>(
       absl::StrCat("run_", *id), std::move(snapshot), std::string(model),
-      std::move(context), max_rejects, *std::move(window),
-      protected_texts.empty()
-          ? nullptr
-          : std::make_shared<const policy::LeakDetector>(protected_texts),
+      std::move(context), max_rejects, *std::move(window), *std::move(leaks),
       limits.text_format);
   opened.token = *token;
   const absl::Time now = Now();

@@ -27,6 +27,7 @@
 #include "core/output/health_window.h"
 #include "core/policy/secret_checks.h"
 #include "core/run/call_budget.h"
+#include "core/run/protected_texts.h"
 #include "core/snapshot/snapshot.h"
 
 namespace toolgate {
@@ -45,8 +46,9 @@ inline constexpr size_t kMaxContextEntries = 32;
 inline constexpr size_t kMaxContextKeyBytes = 128;
 inline constexpr size_t kMaxContextValueBytes = 1024;
 inline constexpr size_t kMaxContextBytes = 4096;  // All keys and values.
-// OpenRunRequest.protected_texts: each run keeps a table of every 32-byte
-// window of them (~17 heap bytes per byte; core/policy/secret_checks.h).
+// OpenRunRequest.protected_texts: indexed by every 32-byte window (~17 heap
+// bytes per byte; core/policy/secret_checks.h), one index per distinct set
+// of texts however many runs carry it (core/run/protected_texts.h).
 inline constexpr size_t kMaxProtectedTexts = 16;
 inline constexpr size_t kMaxProtectedTextBytes = 32 * 1024;  // All of them.
 
@@ -101,6 +103,13 @@ class Run {
   // Closes the breaker and clears the kill switch.
   void Reset();
 
+  // AwaitApproval calls of this run waiting now: BeginWait counts one more
+  // unless `max` already wait (false: refuse the call); every true must be
+  // matched by one EndWait.
+  bool BeginWait(int max);
+  void EndWait();
+  int waits() const;
+
  private:
   const std::string id_;
   const std::shared_ptr<const Snapshot> snapshot_;
@@ -115,6 +124,7 @@ class Run {
   int consecutive_rejects_ ABSL_GUARDED_BY(mu_) = 0;
   bool breaker_open_ ABSL_GUARDED_BY(mu_) = false;
   output::OutputHealthWindow health_ ABSL_GUARDED_BY(mu_);
+  int waits_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 struct OpenedRun {
@@ -131,6 +141,9 @@ struct RunRegistryOptions {
   absl::Duration idle_ttl = absl::Hours(1);
   // Where time comes from; null: a coarse monotonic clock (tests inject).
   std::function<absl::Time()> now;
+  // Bytes of the protected-text indexes of all open runs together
+  // (--max_protected_text_bytes); each distinct set counts once.
+  size_t max_protected_text_bytes = kDefaultMaxProtectedTextBytes;
 };
 
 // The key of OpenRun's context that names the tenant.
@@ -153,9 +166,10 @@ class RunRegistry {
                        SnapshotStore* pins = nullptr);
 
   // INVALID_ARGUMENT for limits out of range (breaker 1..1000; kill switch
-  // 1 <= threshold <= window <= 1000) and for a model or context over the
-  // caps above; RESOURCE_EXHAUSTED past max_runs or the tenant's cap;
-  // NOT_FOUND if `pins` no longer holds the snapshot.
+  // 1 <= threshold <= window <= 1000) and for a model, context or
+  // protected texts over the caps above; RESOURCE_EXHAUSTED past max_runs,
+  // the tenant's cap or the protected-text budget; NOT_FOUND if `pins` no
+  // longer holds the snapshot.
   absl::StatusOr<OpenedRun> Open(std::shared_ptr<const Snapshot> snapshot,
                                  absl::string_view model,
                                  std::map<std::string, std::string> context,
@@ -179,6 +193,10 @@ class RunRegistry {
   bool IsOpen(absl::string_view run_id) const;
 
   size_t size() const;
+  // Bytes accounted to protected-text indexes (all runs, each distinct set
+  // once); they return when the last run holding a set is gone.
+  size_t protected_text_bytes() const { return protected_texts_.bytes(); }
+  size_t protected_text_sets() const { return protected_texts_.tables(); }
 
  private:
   struct Entry {
@@ -197,6 +215,7 @@ class RunRegistry {
 
   const RunRegistryOptions options_;
   SnapshotStore* const pins_;
+  ProtectedTextStore protected_texts_;
   mutable absl::Mutex mu_;
   EntryMap runs_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, size_t> per_tenant_ ABSL_GUARDED_BY(mu_);

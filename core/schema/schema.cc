@@ -2,8 +2,10 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "core/schema/internal/compiler.h"
 #include "core/schema/internal/evaluator.h"
+#include "core/schema/internal/refuse.h"
 
 namespace toolgate {
 namespace schema {
@@ -40,6 +42,21 @@ class CompiledSchema final : public Schema {
     return internal::ProgramBytes(*program_) + sizeof(*this) + 32;
   }
 
+  size_t unshared_bytes() const override {
+    return internal::ProgramBytes(*program_, internal::Sharing::kWhole) +
+           sizeof(*this) + 32;
+  }
+
+  size_t compile_work() const override {
+    // Weighted so that a unit costs at most ~7 ns of CPU (-c opt) whatever
+    // the schema is made of. Measured, thread CPU per unit: "^\p{L}{16}$"
+    // 5.2 ns, an enum of 15,000 1.0, an anyOf of 400 1.4, an allOf/$ref
+    // chain of 1,000 3.8, 2,000 unreferenced $defs 5.0, a $ref into a
+    // document of them 6.2.
+    return unshared_bytes() - program_->reused_pattern_bytes +
+           128 * program_->values_read;
+  }
+
   std::vector<std::string> warnings() const override {
     return program_->warnings;
   }
@@ -63,8 +80,16 @@ absl::StatusOr<std::shared_ptr<const Schema>> Schema::Compile(
   }
   if (!program.ok()) return program.status();
   (*program)->max_steps = options.max_evaluation_steps;
-  return std::shared_ptr<const Schema>(
-      std::make_shared<CompiledSchema>(*std::move(program)));
+  auto compiled = std::make_shared<CompiledSchema>(*std::move(program));
+  if (const size_t bytes = compiled->unshared_bytes();
+      bytes > options.max_compiled_bytes) {
+    return internal::Refuse(
+        "", absl::StrCat("schema_too_complex: it compiles to about ", bytes,
+                         " bytes, more than ", options.max_compiled_bytes,
+                         " (max_compiled_bytes); split it, or shorten large "
+                         "enums, anyOf lists and $refs to large documents"));
+  }
+  return std::shared_ptr<const Schema>(std::move(compiled));
 }
 
 }  // namespace schema

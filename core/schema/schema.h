@@ -65,6 +65,20 @@ struct CompileOptions {
   // compile-time max_fanout; past this budget the instance is refused as
   // invalid with an "evaluation_limit" violation.
   uint64_t max_evaluation_steps = 500000;
+  // Bounds on compiled size, checked at compile time; over either, the
+  // schema is refused with "schema_too_complex" and the pointer. A
+  // program's size has little to do with its text's: the 12 bytes of
+  // "\p{L}{300}" compile to 357,904 RE2 instructions (~27 MB, 0.2-0.4 s
+  // of CPU), since a counted repetition copies its operand and \p{L} alone
+  // is ~1,200 instructions. Compile time and memory follow program size,
+  // so these bound what compiling (or recompiling, see
+  // core/snapshot/tool_schema.h) one schema can cost.
+  // RE2 instructions (RE2::ProgramSize) of one pattern or
+  // patternProperties key: 20,000 is ~1.5 MB and ~20 ms to compile; an
+  // ECMA ".{1,255}" needs 5,613.
+  int max_pattern_instructions = 20000;
+  // The whole program, as unshared_bytes() counts it.
+  size_t max_compiled_bytes = size_t{4} << 20;
 };
 
 // One failed assertion, in terms a model can act on.
@@ -112,6 +126,20 @@ class Schema {
   // that the figures of all live schemas add up to what they hold
   // together. Tracks glibc's mallinfo2 within ~10% (bench/README.md).
   virtual size_t compiled_bytes() const = 0;
+
+  // compiled_bytes() as if nothing were shared: what this schema costs to
+  // compile and what the size bound (CompileOptions::max_compiled_bytes)
+  // compares, so a schema is refused or accepted alike on every replica,
+  // whatever else each holds.
+  virtual size_t unshared_bytes() const { return compiled_bytes(); }
+
+  // What compiling it cost, in units of at most ~7 ns of CPU: its
+  // unshared_bytes() less the patterns it found compiled already
+  // (identical patterns compile once per process while a schema uses
+  // them), plus 128 per JSON value of the documents it read (the schema
+  // and each $ref'd document: every compile reads and checks them). What
+  // callers that bound compile work per manifest or per request charge.
+  virtual size_t compile_work() const { return unshared_bytes(); }
 
   // What compiled but probably does not mean what its author meant: each
   // member of a subschema that is no keyword of its dialect (a misspelt

@@ -1,7 +1,7 @@
 // The snapshot store is bounded and never refuses service because of old
 // snapshots (issue 11, "Bounded state"): least-recently-used snapshots go
-// first, pinned and loaded ones never, and a store those alone fill says
-// so with the numbers.
+// first, pinned ones and those an admin or --manifests named never, and a
+// store those alone fill says so with the numbers.
 #include <map>
 #include <set>
 #include <string>
@@ -27,7 +27,18 @@ std::string Manifest(const std::string& tool, size_t pad = 0) {
                       R"(","parameters":{"type":"object"}}}])");
 }
 
-enum class Op { kCreate, kLoad, kGet, kGetByName, kPin, kUnpin, kDelete };
+// kCreate as a caller without the admin role (NameRule::kClaim), kAdmin as
+// an admin (kRebind), kLoad as --manifests.
+enum class Op {
+  kCreate,
+  kAdmin,
+  kLoad,
+  kGet,
+  kGetByName,
+  kPin,
+  kUnpin,
+  kDelete
+};
 
 struct Step {
   Op op;
@@ -51,10 +62,12 @@ absl::Status Apply(SnapshotStore& store, const Case& c, const Step& step,
   const std::string manifest = Manifest(step.tool, c.pad);
   switch (step.op) {
     case Op::kCreate:
+    case Op::kAdmin:
     case Op::kLoad: {
-      auto s = store.Create(
-          manifest, ManifestFormat::kAuto, step.name,
-          step.op == Op::kLoad ? NameRule::kLoad : NameRule::kRebind);
+      const NameRule rule = step.op == Op::kLoad    ? NameRule::kLoad
+                            : step.op == Op::kAdmin ? NameRule::kRebind
+                                                    : NameRule::kClaim;
+      auto s = store.Create(manifest, ManifestFormat::kAuto, step.name, rule);
       if (s.ok()) ids[step.tool] = (*s)->id();
       return s.status();
     }
@@ -145,6 +158,38 @@ TEST(SnapshotStoreBounds, EvictsLeastRecentlyUsedUnpinnedUnloaded) {
         {Op::kGetByName, "", kOk, "tickets"}},
        {"a", "d"},
        2},
+      {"admin-named snapshots stay",
+       2,
+       size_t{256} << 20,
+       0,
+       {{Op::kAdmin, "a", kOk, "crm"},
+        {Op::kCreate, "b"},
+        {Op::kCreate, "c"},
+        {Op::kAdmin, "d"},
+        {Op::kGetByName, "", kOk, "crm"}},
+       {"a", "d"},
+       2},
+      {"an admin re-pointing the name: the old snapshot becomes evictable",
+       2,
+       size_t{256} << 20,
+       0,
+       {{Op::kAdmin, "a", kOk, "crm"},
+        {Op::kAdmin, "b", kOk, "crm"},
+        {Op::kCreate, "c"}},
+       {"b", "c"},
+       1},
+      {"admin-named and loaded alone fill the store",
+       2,
+       size_t{256} << 20,
+       0,
+       {{Op::kLoad, "a", kOk, "tickets"},
+        {Op::kAdmin, "b", kOk, "crm"},
+        {Op::kCreate, "c", kFull},
+        {Op::kAdmin, "c", kFull},
+        {Op::kDelete, "b"},
+        {Op::kCreate, "c"}},
+       {"a", "c"},
+       0},
       {"a reload re-points the name: the old snapshot becomes evictable",
        2,
        size_t{256} << 20,
@@ -258,12 +303,14 @@ TEST(SnapshotStoreBounds, FullStoreSaysWhatHoldsItAndTheLimits) {
   ASSERT_TRUE(store.Pin((*a)->id()).ok());
   auto full = store.Create(Manifest("c"), ManifestFormat::kAuto, "");
   EXPECT_EQ(full.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(full.status().message(),
-              AllOf(HasSubstr("2 snapshots of " +
-                              std::to_string(store.bytes()) + " bytes"),
-                    HasSubstr("pinned by open runs or loaded from --manifests"),
-                    HasSubstr("--max_snapshots=2"),
-                    HasSubstr("--max_snapshot_bytes=1048576")));
+  EXPECT_THAT(
+      full.status().message(),
+      AllOf(HasSubstr("2 snapshots of " + std::to_string(store.bytes()) +
+                      " bytes"),
+            HasSubstr("pinned by open runs, named by an admin or loaded from "
+                      "--manifests"),
+            HasSubstr("--max_snapshots=2"),
+            HasSubstr("--max_snapshot_bytes=1048576")));
   EXPECT_EQ(store.evicted(), 0u);
 }
 

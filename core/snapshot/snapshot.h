@@ -58,6 +58,23 @@ struct ResidentBudget {
   size_t min_program_bytes = size_t{64} << 10;
 };
 
+// What compiling one manifest may cost (CreateSnapshot, reload): the
+// Schema::compile_work() of the schemas it compiles, summed. Each schema
+// is bounded by itself (CompileOptions::max_compiled_bytes); this bounds
+// how many times a manifest can multiply that: many small tool schemas
+// that each $ref one large document compile the document into each, and
+// a schema whose program was dropped (not resident) is compiled again
+// when another tool repeats it. Past it the manifest is refused
+// (INVALID_ARGUMENT, "schema_too_complex").
+struct CompileBudget {
+  // 64 MiB is at most ~0.5 s of CPU (Schema::compile_work()).
+  size_t min_bytes = size_t{64} << 20;
+  // Or this many times the manifest's bytes (ResidentBudget's), if more:
+  // real manifests cost 40-60 per byte (programs of 20-40 bytes per byte,
+  // and 128 per JSON value, one per ~8 bytes).
+  size_t times_manifest = 128;
+};
+
 class Snapshot {
  public:
   // Compiles every tool's schemas; the first schema that does not compile
@@ -65,10 +82,12 @@ class Snapshot {
   // Checks `cancel` (if given) between tools: CANCELLED/DEADLINE_EXCEEDED.
   // Every schema is compiled (and its warnings kept); then, in tool name
   // order, a tool's programs stay resident while they fit `budget` (first
-  // fit), and the others are dropped and compiled again on use.
+  // fit), and the others are dropped and compiled again on use. Compiling
+  // more than `compile` allows refuses the manifest.
   static absl::StatusOr<std::shared_ptr<const Snapshot>> Compile(
       Manifest manifest, std::string name, const CancelToken* cancel = nullptr,
-      ResidentBudget budget = ResidentBudget());
+      ResidentBudget budget = ResidentBudget(),
+      CompileBudget compile = CompileBudget());
 
   const std::string& id() const { return id_; }
   const std::string& name() const { return name_; }
@@ -133,7 +152,10 @@ class Snapshot {
 
 // Who may point a snapshot name at a snapshot. A name is what agents and
 // mesh routes resolve, so re-pointing it silently would let any caller
-// swap a permissive manifest in under a name others trust.
+// swap a permissive manifest in under a name others trust. A name bound
+// under kRebind or kLoad is also never freed by eviction (SnapshotStore):
+// otherwise a caller could flood the store until the trusted snapshot was
+// evicted, then claim its name.
 enum class NameRule {
   kClaim,   // Bind a free name; a name bound to another snapshot is refused.
   kRebind,  // Admin: may also re-point a name bound by CreateSnapshot.
@@ -148,19 +170,23 @@ struct SnapshotStoreOptions {
   size_t max_snapshot_bytes = size_t{256} << 20;
   // Resident programs per snapshot; manifest_bytes is set by Create.
   ResidentBudget resident;
+  CompileBudget compile;
 };
 
 // The snapshots this replica holds, bounded by count and bytes.
 //
 // Adding a snapshot to a full store first evicts least-recently-used
-// snapshots that are neither pinned (by an open run: see Pin) nor bound to
-// a name loaded from --manifests; an evicted snapshot's names unbind. When
-// those alone fill the store, Create is RESOURCE_EXHAUSTED with the
-// numbers. "Used" is being created or deduplicated, looked up by id or
-// name, pinned or unpinned. A lookup already holds the store's lock, so
-// marking the entry used is one counter increment under it, not another
-// lock round trip or list splice; eviction scans the evictable entries
-// instead (only when full, and cheap next to compiling a manifest).
+// snapshots that are neither pinned (by an open run: see Pin) nor held by
+// a protected name: one bound by an admin (NameRule::kRebind) or loaded
+// from --manifests (kLoad). An evicted snapshot's names (all bound by
+// kClaim) unbind. So a protected name never becomes free, whatever others
+// create: it changes only by admin re-pointing, Delete, or reload. When
+// pinned and protected snapshots alone fill the store, Create is
+// RESOURCE_EXHAUSTED with the numbers. "Used" is being created or deduplicated,
+// looked up by id or name, pinned or unpinned. A lookup already holds the
+// store's lock, so marking the entry used is one counter increment under it,
+// not another lock round trip or list splice; eviction scans the evictable
+// entries instead (only when full, and cheap next to compiling a manifest).
 //
 // Thread-safety: internally synchronized; all methods may be called
 // concurrently. Lock order: a caller may hold its own lock while calling in
@@ -188,9 +214,10 @@ class SnapshotStore {
   absl::StatusOr<std::shared_ptr<const Snapshot>> GetByName(
       absl::string_view name) const;
 
-  // Removes a snapshot and unbinds every name pointing at it. NOT_FOUND if
-  // absent; FAILED_PRECONDITION while an open run pins it or a name loaded
-  // from --manifests points at it (that changes only by reload).
+  // Removes a snapshot and unbinds every name pointing at it (admin-bound
+  // ones included: only admins may call it). NOT_FOUND if absent;
+  // FAILED_PRECONDITION while an open run pins it or a name loaded from
+  // --manifests points at it (that changes only by reload).
   absl::Status Delete(absl::string_view id);
 
   // An open run holds `id`: never evicted or deleted until as many Unpin
@@ -220,11 +247,18 @@ class SnapshotStore {
     mutable uint64_t last_used = 0;  // A tick of used_clock_.
     size_t pins = 0;
     size_t loaded_names = 0;         // Names bound to it by NameRule::kLoad.
+    size_t admin_names = 0;          // ... by NameRule::kRebind.
     std::vector<std::string> names;  // Every name bound to it.
+    // Never evicted: pinned, or a name others trust resolves to it.
+    bool Evictable() const {
+      return pins == 0 && loaded_names == 0 && admin_names == 0;
+    }
   };
   struct NameBinding {
     std::string id;
-    bool loaded = false;  // Bound by NameRule::kLoad.
+    // The strongest rule that bound the name to `id` (kLoad over kRebind
+    // over kClaim): what may re-point it, and whether it holds `id`.
+    NameRule rule = NameRule::kClaim;
   };
   using EntryMap = std::map<std::string, Entry, std::less<>>;
 
@@ -238,6 +272,9 @@ class SnapshotStore {
   // Points `name` at `id` (CheckName passed); no-op for an empty name.
   void BindName(absl::string_view name, const std::string& id, NameRule rule)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Adds `delta` (+1/-1) to the count of names bound under `rule` that
+  // `entry` keeps (loaded_names, admin_names; kClaim counts none).
+  static void CountName(Entry& entry, NameRule rule, int delta);
   // Evicts least-recently-used evictable entries until one more of
   // `bytes` fits; evicts nothing and says why when it cannot fit.
   absl::Status MakeRoom(size_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -37,6 +37,29 @@ struct LoadedTool {
   LoadedSchema output;  // compiled null and not lazy when none declared.
 };
 
+// The compile work of one manifest so far, against its CompileBudget.
+class CompileMeter {
+ public:
+  explicit CompileMeter(size_t limit) : limit_(limit) {}
+
+  // Charges `compiled` if it was compiled now (not found interned).
+  absl::Status Charge(const schema::Schema& compiled, bool compiled_now) {
+    if (compiled_now) used_ += compiled.compile_work();
+    if (used_ <= limit_) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(
+        "schema_too_complex: compiling the manifest's schemas takes more "
+        "than ",
+        limit_,
+        " bytes of compile work (64 MiB, or 128 times the manifest's bytes "
+        "if more); schemas that each $ref a large document compile and "
+        "check it for each"));
+  }
+
+ private:
+  const size_t limit_;
+  size_t used_ = 0;
+};
+
 std::string DocumentsDigest(const Manifest& m) {
   Json docs = Json::object();
   for (const auto& [uri, doc] : m.documents) docs[uri] = doc;
@@ -49,16 +72,20 @@ std::string DocumentsDigest(const Manifest& m) {
 // of the same bytes is the same schema, so the first found is right.
 absl::StatusOr<LoadedSchema> LoadSchema(const SchemaSource& source,
                                         const ToolSpec& tool, const Json& doc,
-                                        absl::string_view where, size_t* hint) {
+                                        absl::string_view where, size_t* hint,
+                                        CompileMeter* meter) {
   const std::string text = CanonicalJson(doc);
   const std::string key = ToolSchemaKey(tool.policy.format_assertion,
                                         source.documents_digest, text);
+  bool compiled_now = false;
   auto compiled = CompileToolSchema(key, doc, tool.policy.format_assertion,
-                                    source.documents);
-  if (!compiled.ok()) {
+                                    source.documents, &compiled_now);
+  absl::Status s = compiled.status();
+  if (s.ok()) s = meter->Charge(**compiled, compiled_now);
+  if (!s.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("tool \"", tool.name, "\": schema at ", where,
-                     " does not compile: ", compiled.status().message()));
+                     " does not compile: ", s.message()));
   }
   LoadedSchema loaded;
   loaded.compiled = *std::move(compiled);
@@ -116,16 +143,17 @@ void AddSchemaWarnings(const ToolSpec& tool, const schema::Schema& compiled,
 absl::StatusOr<LoadedTool> LoadTool(const SchemaSource& source,
                                     const ToolSpec& spec,
                                     const SchemaPointers& where, size_t* hint,
-                                    ResidentPlan* plan,
+                                    ResidentPlan* plan, CompileMeter* meter,
                                     std::vector<std::string>* warnings) {
   LoadedTool l;
-  auto in = LoadSchema(source, spec, spec.input_schema, where.input, hint);
+  auto in =
+      LoadSchema(source, spec, spec.input_schema, where.input, hint, meter);
   if (!in.ok()) return in.status();
   l.input = *std::move(in);
   AddSchemaWarnings(spec, *l.input.compiled, "", warnings);
   if (spec.output_schema.has_value()) {
-    auto out =
-        LoadSchema(source, spec, *spec.output_schema, where.output, hint);
+    auto out = LoadSchema(source, spec, *spec.output_schema, where.output, hint,
+                          meter);
     if (!out.ok()) return out.status();
     l.output = *std::move(out);
     AddSchemaWarnings(spec, *l.output.compiled, "output schema: ", warnings);
@@ -173,7 +201,7 @@ size_t SchemaCount(const Manifest& m) {
 
 absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
     Manifest manifest, std::string name, const CancelToken* cancel,
-    ResidentBudget budget) {
+    ResidentBudget budget, CompileBudget compile) {
   std::shared_ptr<Snapshot> s(new Snapshot());
   s->id_ = ManifestId(manifest);
   s->name_ = std::move(name);
@@ -189,6 +217,11 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
   s->tools_.reserve(manifest.tools.size());
   s->tool_names_.reserve(manifest.tools.size());
   ResidentPlan plan(s->ProgramBudget(manifest, budget));
+  const size_t manifest_bytes = budget.manifest_bytes != 0
+                                    ? budget.manifest_bytes
+                                    : source.canonical_json.size();
+  CompileMeter meter(
+      std::max(compile.min_bytes, compile.times_manifest * manifest_bytes));
   std::vector<LoadedTool> loaded;
   loaded.reserve(manifest.tools.size());
   size_t hint = 0, lazy = 0;
@@ -197,7 +230,7 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Snapshot::Compile(
       if (absl::Status gone = cancel->Check(); !gone.ok()) return gone;
     }
     auto l = LoadTool(source, spec, manifest.schema_pointers[spec.name], &hint,
-                      &plan, &s->warnings_);
+                      &plan, &meter, &s->warnings_);
     if (!l.ok()) return l.status();
     lazy += (l->input.lazy ? 1 : 0) + (l->output.lazy ? 1 : 0);
     loaded.push_back(*std::move(l));

@@ -9,6 +9,15 @@
 
 namespace toolgate {
 
+namespace {
+
+// kLoad over kRebind over kClaim: the enum's order.
+NameRule Stronger(NameRule a, NameRule b) {
+  return static_cast<int>(a) >= static_cast<int>(b) ? a : b;
+}
+
+}  // namespace
+
 absl::Status SnapshotStore::CheckName(absl::string_view name,
                                       const std::string& id,
                                       NameRule rule) const {
@@ -16,7 +25,7 @@ absl::Status SnapshotStore::CheckName(absl::string_view name,
   auto it = names_.find(name);
   if (it == names_.end() || it->second.id == id) return absl::OkStatus();
   const NameBinding& bound = it->second;
-  if (bound.loaded && rule != NameRule::kLoad) {
+  if (bound.rule == NameRule::kLoad && rule != NameRule::kLoad) {
     return absl::FailedPreconditionError(
         absl::StrCat("snapshot name \"", name,
                      "\" is loaded from --manifests and "
@@ -30,33 +39,43 @@ absl::Status SnapshotStore::CheckName(absl::string_view name,
   return absl::OkStatus();
 }
 
+void SnapshotStore::CountName(Entry& entry, NameRule rule, int delta) {
+  size_t* count = rule == NameRule::kLoad     ? &entry.loaded_names
+                  : rule == NameRule::kRebind ? &entry.admin_names
+                                              : nullptr;
+  if (count != nullptr) *count = delta > 0 ? *count + 1 : *count - 1;
+}
+
 void SnapshotStore::BindName(absl::string_view name, const std::string& id,
                              NameRule rule) {
   if (name.empty()) return;
-  const bool load = rule == NameRule::kLoad;
   Entry& target = by_id_.at(id);
   auto it = names_.find(name);
   if (it == names_.end()) {
-    names_.emplace(std::string(name), NameBinding{id, load});
+    names_.emplace(std::string(name), NameBinding{id, rule});
     target.names.emplace_back(name);
-    if (load) ++target.loaded_names;
+    CountName(target, rule, +1);
     return;
   }
   NameBinding& bound = it->second;
   if (bound.id == id) {
-    if (load && !bound.loaded) ++target.loaded_names;
-    bound.loaded = bound.loaded || load;
+    // Bound again by a stronger rule (an admin naming what an agent
+    // named): from now on it holds its snapshot as that rule does.
+    const NameRule stronger = Stronger(bound.rule, rule);
+    CountName(target, bound.rule, -1);
+    CountName(target, stronger, +1);
+    bound.rule = stronger;
     return;
   }
-  // Re-pointed: the previous snapshot loses the name (and, if the name was
-  // loaded, its protection from eviction).
+  // Re-pointed: the previous snapshot loses the name (and what it held it
+  // by); the name itself is never free in between.
   Entry& previous = by_id_.at(bound.id);
   previous.names.erase(
       std::find(previous.names.begin(), previous.names.end(), name));
-  if (bound.loaded) --previous.loaded_names;
-  bound = NameBinding{id, load};
+  CountName(previous, bound.rule, -1);
+  bound = NameBinding{id, rule};
   target.names.emplace_back(name);
-  if (load) ++target.loaded_names;
+  CountName(target, rule, +1);
 }
 
 void SnapshotStore::Erase(EntryMap::iterator it) {
@@ -74,7 +93,7 @@ absl::Status SnapshotStore::MakeRoom(size_t bytes) {
   std::vector<EntryMap::iterator> evictable;
   size_t evictable_bytes = 0;
   for (auto it = by_id_.begin(); it != by_id_.end(); ++it) {
-    if (it->second.pins == 0 && it->second.loaded_names == 0) {
+    if (it->second.Evictable()) {
       evictable.push_back(it);
       evictable_bytes += it->second.bytes;
     }
@@ -83,11 +102,11 @@ absl::Status SnapshotStore::MakeRoom(size_t bytes) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "snapshot store is full: ", by_id_.size() - evictable.size(),
         " snapshots of ", bytes_ - evictable_bytes,
-        " bytes are pinned by open runs or loaded from --manifests, and the "
-        "new snapshot needs ",
+        " bytes are pinned by open runs, named by an admin or loaded from "
+        "--manifests, and the new snapshot needs ",
         bytes, " bytes (limits: --max_snapshots=", options_.max_snapshots,
         ", --max_snapshot_bytes=", options_.max_snapshot_bytes,
-        "); close runs or raise the limits"));
+        "); close runs, delete admin-named snapshots or raise the limits"));
   }
   // Usually one eviction: the oldest of the evictable, found by a scan.
   while (!fits(by_id_.size(), bytes_)) {
@@ -146,7 +165,7 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Create(
   ResidentBudget budget = options_.resident;
   budget.manifest_bytes = manifest_json.size();
   auto snapshot = Snapshot::Compile(*std::move(manifest), std::string(name),
-                                    cancel, budget);
+                                    cancel, budget, options_.compile);
   if (!snapshot.ok()) return snapshot.status();
   const size_t bytes = (*snapshot)->compiled_bytes();
   absl::MutexLock lock(&mu_);
@@ -194,7 +213,7 @@ absl::Status SnapshotStore::Delete(absl::string_view id) {
     // here but not inside a lambda.
     absl::string_view loaded = "?";
     for (const std::string& n : entry.names) {
-      if (names_.at(n).loaded) {
+      if (names_.at(n).rule == NameRule::kLoad) {
         loaded = n;
         break;
       }

@@ -1,5 +1,6 @@
 #include "core/snapshot/tool_schema.h"
 
+#include <atomic>
 #include <limits>
 #include <utility>
 
@@ -21,17 +22,68 @@ WeakIntern<schema::Schema>& SharedSchemas() {
 }
 
 // What Validate reports when the program cannot be had: the call is
-// refused with the reason, never allowed.
+// refused with the reason, never allowed. Past the request's compile
+// budget it is work refused, as past the evaluation budget.
 schema::SchemaViolation Unavailable(const absl::Status& why) {
   schema::SchemaViolation v;
-  v.keyword = "internal";
+  v.keyword = absl::IsResourceExhausted(why) ? "evaluation_limit" : "internal";
   v.message =
       absl::StrCat("the tool's schema could not be compiled for this call (",
                    why.message(), "); the call is refused");
   return v;
 }
 
+thread_local CompileScope* current_scope = nullptr;
+std::atomic<uint64_t> total_compiles{0};
+std::atomic<uint64_t> total_compiled_bytes{0};
+
 }  // namespace
+
+CompileScope::CompileScope(size_t max_compiled_bytes)
+    : previous_(current_scope), max_bytes_(max_compiled_bytes) {
+  current_scope = this;
+}
+
+CompileScope::~CompileScope() { current_scope = previous_; }
+
+CompileScope* CompileScope::Current() { return current_scope; }
+
+uint64_t CompileScope::TotalCompiles() {
+  return total_compiles.load(std::memory_order_relaxed);
+}
+
+uint64_t CompileScope::TotalCompiledBytes() {
+  return total_compiled_bytes.load(std::memory_order_relaxed);
+}
+
+std::shared_ptr<const schema::Schema> CompileScope::Held(
+    const LazyToolSchema* lazy) const {
+  for (const auto& [schema, program] : held_) {
+    if (schema == lazy) return program;
+  }
+  return nullptr;
+}
+
+void CompileScope::Hold(const LazyToolSchema* lazy,
+                        std::shared_ptr<const schema::Schema> program) {
+  held_.emplace_back(lazy, std::move(program));
+}
+
+absl::Status CompileScope::MayCompile() {
+  if (compiled_bytes_ < max_bytes_) return absl::OkStatus();
+  ++refused_;
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "this request has spent ", compiled_bytes_, " of its budget of ",
+      max_bytes_,
+      " (--request_compile_bytes) compiling tool schemas on use; what it "
+      "compiled is kept in the schema pool (--schema_pool_bytes) for later "
+      "requests"));
+}
+
+void CompileScope::Charge(size_t bytes) {
+  ++compiles_;
+  compiled_bytes_ += bytes;
+}
 
 std::string ToolSchemaKey(bool format_assertion,
                           absl::string_view documents_digest,
@@ -42,13 +94,15 @@ std::string ToolSchemaKey(bool format_assertion,
 
 absl::StatusOr<std::shared_ptr<const schema::Schema>> CompileToolSchema(
     const std::string& key, const Json& doc, bool format_assertion,
-    const std::map<std::string, Json>& documents) {
+    const std::map<std::string, Json>& documents, bool* compiled_now) {
+  if (compiled_now != nullptr) *compiled_now = false;
   if (auto live = SharedSchemas().Find(key)) return live;
   schema::CompileOptions options;
   options.format_assertion = format_assertion;
   options.documents = documents;
   auto compiled = schema::Schema::Compile(doc, options);
   if (!compiled.ok()) return compiled.status();
+  if (compiled_now != nullptr) *compiled_now = true;
   return SharedSchemas().Insert(key, *std::move(compiled));
 }
 
@@ -58,16 +112,39 @@ absl::string_view LazyToolSchema::text() const {
 
 absl::StatusOr<std::shared_ptr<const schema::Schema>> LazyToolSchema::Program()
     const {
+  CompileScope* scope = CompileScope::Current();
+  if (scope != nullptr) {
+    if (auto held = scope->Held(this)) return held;
+  }
+  auto program = Find();
+  if (program == nullptr) {
+    if (scope != nullptr) {
+      if (absl::Status s = scope->MayCompile(); !s.ok()) return s;
+    }
+    auto compiled = Compile(scope);
+    if (!compiled.ok()) return compiled.status();
+    program = *std::move(compiled);
+  }
+  if (scope != nullptr) scope->Hold(this, program);
+  return program;
+}
+
+std::string LazyToolSchema::PoolKey() const {
   // The pool is keyed by what the content key digests, not the digest:
   // hashing a few hundred bytes costs less than SHA-256 on every call.
-  const std::string pool_key = absl::StrCat(format_assertion_ ? "a" : "n",
-                                            source_->documents_digest, text());
-  SchemaPool& pool = SchemaPool::Global();
-  if (auto pooled = pool.Find(pool_key)) return pooled;
-  const std::string key =
-      ToolSchemaKey(format_assertion_, source_->documents_digest, text());
+  return absl::StrCat(format_assertion_ ? "a" : "n", source_->documents_digest,
+                      text());
+}
+
+std::shared_ptr<const schema::Schema> LazyToolSchema::Find() const {
+  if (auto pooled = SchemaPool::Global().Find(PoolKey())) return pooled;
   // A snapshot keeps it resident: sharing it costs the pool nothing.
-  if (auto live = SharedSchemas().Find(key)) return live;
+  return SharedSchemas().Find(
+      ToolSchemaKey(format_assertion_, source_->documents_digest, text()));
+}
+
+absl::StatusOr<std::shared_ptr<const schema::Schema>> LazyToolSchema::Compile(
+    CompileScope* scope) const {
   // The text is canonical JSON the strict parser read back exactly at
   // load; its size and depth passed the manifest's limits then.
   JsonLimits limits;
@@ -75,10 +152,18 @@ absl::StatusOr<std::shared_ptr<const schema::Schema>> LazyToolSchema::Program()
   limits.max_depth = std::numeric_limits<int>::max();
   absl::StatusOr<Json> doc = ParseStrictJson(text(), limits);
   if (!doc.ok()) return doc.status();
-  auto compiled =
-      CompileToolSchema(key, *doc, format_assertion_, source_->documents);
+  bool compiled_now = false;
+  auto compiled = CompileToolSchema(
+      ToolSchemaKey(format_assertion_, source_->documents_digest, text()), *doc,
+      format_assertion_, source_->documents, &compiled_now);
   if (!compiled.ok()) return compiled.status();
-  pool.Insert(pool_key, *compiled);
+  if (compiled_now) {
+    const size_t bytes = (*compiled)->compile_work();
+    total_compiles.fetch_add(1, std::memory_order_relaxed);
+    total_compiled_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    if (scope != nullptr) scope->Charge(bytes);
+  }
+  SchemaPool::Global().Insert(PoolKey(), *compiled);
   return compiled;
 }
 

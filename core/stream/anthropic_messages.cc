@@ -181,20 +181,14 @@ class AnthropicAssembler final : public Assembler {
       return Fail(kMalformedStream, "message_delta needs a delta object");
     }
     if (reason == nullptr) return;
-    if (*reason == "end_turn" || *reason == "tool_use" ||
-        *reason == "stop_sequence") {
+    const StopKind kind = ClassifyStop(StopSignal::kAnthropicStopReason, *reason);
+    if (kind == StopKind::kComplete) {
       stopped_ = true;
-    } else if (*reason == "max_tokens" || *reason == "pause_turn" ||
-               *reason == "model_context_window_exceeded") {
-      Fail(kTruncatedOutput,
-           absl::StrCat("the model stopped for stop_reason \"", *reason,
-                        "\": the output is cut"));
-    } else if (*reason == "refusal") {
-      Fail(kStreamError, "the model refused (stop_reason \"refusal\")");
-    } else {
-      Fail(kMalformedStream,
-           absl::StrCat("unknown stop_reason ", TruncatedJson(*reason)));
+      return;
     }
+    auto [code, message] =
+        StopFailure(StopSignal::kAnthropicStopReason, *reason, kind);
+    Fail(code, message);
   }
 
   void MessageStop() {

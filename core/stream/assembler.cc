@@ -227,6 +227,14 @@ std::optional<std::pair<absl::string_view, std::string>> ChunkFailure(
   return std::nullopt;
 }
 
+std::pair<absl::string_view, std::string> StopFailure(StopSignal signal,
+                                                      absl::string_view value,
+                                                      StopKind kind) {
+  const absl::string_view code = StopCode(kind);
+  return {code.empty() ? kMalformedStream : code,
+          StopMessage(signal, value, kind)};
+}
+
 }  // namespace internal
 }  // namespace stream
 }  // namespace toolgate

@@ -39,6 +39,7 @@
 
 #include "absl/strings/string_view.h"
 #include "core/json/strict_json.h"
+#include "core/stream/stop_signal.h"
 
 namespace toolgate {
 namespace stream {
@@ -63,8 +64,7 @@ std::string SourceName(Format format);
 std::optional<Format> ParseFormat(absl::string_view name);
 
 // Stable codes of a refused stream.
-inline constexpr absl::string_view kTruncatedOutput = "truncated_output";
-inline constexpr absl::string_view kStreamError = "stream_error";
+// (truncated_output and stream_error: stop_signal.h.)
 inline constexpr absl::string_view kTruncatedStream = "truncated_stream";
 inline constexpr absl::string_view kMalformedStream = "malformed_stream";
 inline constexpr absl::string_view kInputTooLarge = "input_too_large";
@@ -117,6 +117,10 @@ class Assembler {
   Assembly Finish();
 
   Format format() const { return format_; }
+  // Whether the stream is refused already: no later event can change what
+  // Finish() returns (the first reason is kept), so a caller reading a
+  // stream as it arrives can answer now instead of reading on.
+  bool refused() const { return failed(); }
   size_t events() const { return events_; }
   size_t bytes() const { return bytes_; }
   // Bytes the assembly holds now (text and calls): what grows with a

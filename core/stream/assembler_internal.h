@@ -12,6 +12,7 @@
 
 #include "core/json/strict_json.h"
 #include "core/stream/assembler.h"
+#include "core/stream/stop_signal.h"
 
 namespace toolgate {
 namespace stream {
@@ -54,6 +55,13 @@ std::string ProviderError(const Json& error);
 // an object, or an "error" member): {code, message}; nullopt when neither.
 std::optional<std::pair<absl::string_view, std::string>> ChunkFailure(
     const Json& event);
+
+// How a stream is refused for a stop signal that does not say complete
+// (stop_signal.h): its code (a value toolgate does not know is
+// malformed_stream, not the format's shape) and message.
+std::pair<absl::string_view, std::string> StopFailure(StopSignal signal,
+                                                      absl::string_view value,
+                                                      StopKind kind);
 
 std::unique_ptr<Assembler> NewOpenAIChat(const Limits& limits);
 std::unique_ptr<Assembler> NewOpenAIResponses(const Limits& limits);

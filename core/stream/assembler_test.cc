@@ -365,11 +365,16 @@ TEST(Limits, AnEventOverTheJsonCapIsInputTooLarge) {
 
 TEST(Limits, EventsAfterARefusalAreCountedNotKept) {
   auto assembler = Assembler::Create(kChat, Limits());
+  assembler->Add(kOpen);
+  EXPECT_FALSE(assembler->refused());
+  const size_t opened = assembler->assembled_bytes();
   assembler->Add("not json");
+  EXPECT_TRUE(assembler->refused());  // The answer is fixed from here on.
   for (int i = 0; i < 1000; ++i) assembler->Add(kArgs);
-  EXPECT_EQ(assembler->events(), 1001u);
-  EXPECT_EQ(assembler->assembled_bytes(), 0u);
-  EXPECT_EQ(assembler->Finish().error.pointer, "/events/0");
+  EXPECT_TRUE(assembler->refused());
+  EXPECT_EQ(assembler->events(), 1002u);
+  EXPECT_EQ(assembler->assembled_bytes(), opened);
+  EXPECT_EQ(assembler->Finish().error.pointer, "/events/1");
 }
 
 // Memory follows the content, not the number or size of events.

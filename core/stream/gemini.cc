@@ -77,15 +77,11 @@ class GeminiAssembler final : public Assembler {
       return Fail(kMalformedStream, "finishReason must be a string");
     }
     if (finish == nullptr) return;
-    if (*finish == "STOP") {
-      MarkCompleted();
-    } else if (*finish == "MAX_TOKENS") {
-      Fail(kTruncatedOutput,
-           "the model stopped for finishReason MAX_TOKENS: the output is cut");
-    } else {
-      Fail(kStreamError, absl::StrCat("the model stopped for finishReason ",
-                                      TruncatedJson(*finish)));
-    }
+    const StopKind kind = ClassifyStop(StopSignal::kGeminiFinishReason, *finish);
+    if (kind == StopKind::kComplete) return MarkCompleted();
+    auto [code, message] =
+        StopFailure(StopSignal::kGeminiFinishReason, *finish, kind);
+    Fail(code, message);
   }
 
   bool Part(const Json& part) {

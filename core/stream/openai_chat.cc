@@ -75,18 +75,14 @@ class OpenAIChatAssembler final : public Assembler {
       return false;
     }
     if (finish == nullptr) return true;
-    if (*finish == "tool_calls" || *finish == "stop") {
+    const StopKind kind = ClassifyStop(StopSignal::kOpenAIFinishReason, *finish);
+    if (kind == StopKind::kComplete) {
       MarkCompleted();
       return true;
     }
-    if (*finish == "length" || *finish == "content_filter") {
-      Fail(kTruncatedOutput,
-           absl::StrCat("the model stopped for finish_reason \"", *finish,
-                        "\": the output is cut"));
-    } else {
-      Fail(kMalformedStream,
-           absl::StrCat("unknown finish_reason ", TruncatedJson(*finish)));
-    }
+    auto [code, message] =
+        StopFailure(StopSignal::kOpenAIFinishReason, *finish, kind);
+    Fail(code, message);
     return false;
   }
 

@@ -64,20 +64,8 @@ class OpenAIResponsesAssembler final : public Assembler {
     if (*type == "error") {
       return Fail(kStreamError, ProviderError(event));
     }
-    if (*type == "response.failed") {
-      const Json* response = nullptr;
-      GetObject(event, "response", &response);
-      return Fail(kStreamError,
-                  absl::StrCat("response.failed: ",
-                               response != nullptr
-                                   ? Describe(response->value("error", Json()))
-                                   : std::string("no detail")));
-    }
-    if (*type == "response.incomplete") {
-      return Fail(kTruncatedOutput,
-                  "response.incomplete: the output is cut (e.g. "
-                  "max_output_tokens)");
-    }
+    if (*type == "response.failed") return Ended(event, "failed");
+    if (*type == "response.incomplete") return Ended(event, "incomplete");
     if (*type == "response.completed") return Completed(event);
     if (*type == "response.output_item.added") return Added(event);
     if (*type == "response.output_item.done") return ItemDone(event);
@@ -215,6 +203,22 @@ class OpenAIResponsesAssembler final : public Assembler {
       if (arguments != nullptr && !Agree(open, *arguments)) return;
     }
     open->done = true;
+  }
+
+  // response.failed and response.incomplete end the response with the
+  // status their names say, which the stop table (stop_signal.h) reads.
+  void Ended(const Json& event, absl::string_view status) {
+    auto [code, message] = StopFailure(
+        StopSignal::kResponsesStatus, status,
+        ClassifyStop(StopSignal::kResponsesStatus, status));
+    const Json* response = nullptr;
+    std::string detail;
+    if (GetObject(event, "response", &response) == Got::kOk) {
+      const Json& why = response->value(
+          status == "failed" ? "error" : "incomplete_details", Json());
+      if (!why.is_null()) detail = absl::StrCat(" (", Describe(why), ")");
+    }
+    Fail(code, absl::StrCat("response.", status, ": ", message, detail));
   }
 
   void Completed(const Json& event) {

@@ -1,23 +1,19 @@
 #include "core/util/secret_file.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "core/util/regular_file.h"
 
 namespace toolgate {
 
 absl::StatusOr<std::string> ReadSecretFile(const std::string &path,
                                            absl::string_view flag) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  absl::StatusOr<std::string> read = ReadRegularFile(path, kMaxSecretBytes);
+  if (!read.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--", flag, ": cannot read ", path));
+        absl::StrCat("--", flag, ": ", read.status().message()));
   }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  std::string secret(absl::StripAsciiWhitespace(buf.str()));
+  std::string secret(absl::StripAsciiWhitespace(*read));
   if (secret.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("--", flag, ": ", path, " is empty"));

@@ -6,12 +6,11 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "core/util/regular_file.h"
 
 namespace toolgate {
 namespace {
@@ -41,18 +40,13 @@ absl::Status Bad(absl::string_view flag, const std::string& path,
 
 absl::StatusOr<std::string> ReadPemFile(const std::string& path,
                                         absl::string_view flag) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Bad(flag, path, "cannot read");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) return Bad(flag, path, "cannot read");
-  std::string pem = buf.str();
-  if (absl::StripAsciiWhitespace(pem).empty())
-    return Bad(flag, path, "is empty");
-  if (pem.size() > kMaxPemBytes) {
-    return Bad(flag, path,
-               absl::StrCat("larger than ", kMaxPemBytes, " bytes"));
+  absl::StatusOr<std::string> pem = ReadRegularFile(path, kMaxPemBytes);
+  if (!pem.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, ": ", pem.status().message()));
   }
+  if (absl::StripAsciiWhitespace(*pem).empty())
+    return Bad(flag, path, "is empty");
   return pem;
 }
 

@@ -1,5 +1,8 @@
 #include "core/util/tls_files.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <string>
 
 #include "gmock/gmock.h"
@@ -89,6 +92,49 @@ TEST_F(TlsFilesTest, BadCaFilesAreRefusedNamingTheFlag) {
     EXPECT_THAT(pem.status().message(), HasSubstr("--tls_client_ca_file: "));
     EXPECT_THAT(pem.status().message(), HasSubstr(c.why));
   }
+}
+
+// --tls_cert_file=/dev/urandom hung start-up (issue 25): every TLS file is
+// a regular file up to 1 MiB; anything else is refused at once, naming the
+// flag, the path and what it is.
+TEST_F(TlsFilesTest, NonRegularAndOversizeFilesAreRefusedNamingTheFlag) {
+  const std::string fifo = certs_.Path("fifo.crt");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string dir = certs_.Path("dir.crt");
+  ASSERT_EQ(mkdir(dir.c_str(), 0700), 0);
+  const std::string link = certs_.Path("urandom.crt");
+  ASSERT_EQ(symlink("/dev/urandom", link.c_str()), 0);
+  // A valid certificate padded past 1 MiB: refused before it is parsed.
+  const std::string big = certs_.Write(
+      "big.crt", ReadAll(certs_.Path("server.crt")) +
+                     std::string((1 << 20) + 1, '\n'));
+  struct Case {
+    std::string cert, key, flag, why;
+  } cases[] = {
+      {"/dev/urandom", certs_.Path("server.key"), "--tls_cert_file",
+       "/dev/urandom: is a character device, not a regular file"},
+      {link, certs_.Path("server.key"), "--tls_cert_file",
+       link + ": is a character device, not a regular file"},
+      {fifo, certs_.Path("server.key"), "--tls_cert_file",
+       fifo + ": is a FIFO, not a regular file"},
+      {dir, certs_.Path("server.key"), "--tls_cert_file",
+       dir + ": is a directory, not a regular file"},
+      {big, certs_.Path("server.key"), "--tls_cert_file",
+       big + ": is larger than 1048576 bytes"},
+      {certs_.Path("server.crt"), "/dev/zero", "--tls_key_file",
+       "/dev/zero: is a character device, not a regular file"},
+      {certs_.Path("server.crt"), fifo, "--tls_key_file",
+       fifo + ": is a FIFO, not a regular file"},
+  };
+  for (const Case& c : cases) {
+    auto pair = ReadPemKeyPair(c.cert, "tls_cert_file", c.key, "tls_key_file");
+    ASSERT_FALSE(pair.ok()) << c.cert << " " << c.key;
+    EXPECT_EQ(pair.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(pair.status().message(), c.flag + ": " + c.why);
+  }
+  auto ca = ReadPemCertificates(fifo, "tls_client_ca_file");
+  EXPECT_EQ(ca.status().message(),
+            "--tls_client_ca_file: " + fifo + ": is a FIFO, not a regular file");
 }
 
 }  // namespace

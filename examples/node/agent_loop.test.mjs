@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { test } from "node:test";
-import { startServer, TOOLGATECTL } from "../../client/node/test/server.mjs";
+import { adminTokenFile, startServer, TOOLGATECTL }
+  from "../../client/node/test/server.mjs";
 
 const EXPECTED = [
   ["repair", "validate", "REJECT"],
@@ -25,10 +26,13 @@ const EXPECTED = [
 ];
 
 test("agent_loop.ts: the decision sequence", async () => {
-  const server = await startServer();
+  // The approver holds the admin token; the agent registers its own tools.
+  const token = adminTokenFile();
+  const server = await startServer(`--admin_token_file=${token}`, "--snapshot_create=any");
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath,
-      ["dist/agent_loop.js", "--target", server.target, "--toolgatectl", TOOLGATECTL],
+      ["dist/agent_loop.js", "--target", server.target, "--toolgatectl", TOOLGATECTL,
+        "--admin-token-file", token],
       { cwd: new URL(".", import.meta.url).pathname, timeout: 120_000 });
     const steps = stdout.trim().split("\n").map((l) => JSON.parse(l));
     assert.deepEqual(steps.map((s) => [s.run, s.step, s.value]), EXPECTED, stderr);

@@ -5,10 +5,12 @@
 //             the final answer's verdict is read.
 //   breaker:  a model that keeps misformatting -> REJECT ... -> STOP.
 //   approval: a destructive call -> NEEDS_APPROVAL -> a human approves with
-//             `toolgatectl approvals decide` -> ALLOW -> tool runs.
+//             `toolgatectl --admin_token_file FILE approvals decide`
+//             -> ALLOW -> tool runs.
 // Prints one JSON line per decision.
 //
-//   node dist/agent_loop.js --target 127.0.0.1:50051 --toolgatectl PATH
+//   node dist/agent_loop.js --target 127.0.0.1:50051 --toolgatectl PATH \
+//     --admin-token-file FILE   (the approver's token, for toolgatectl)
 import { execFile } from "child_process";
 import { Decision, Gate, Run } from "@toolgate/client";
 
@@ -112,10 +114,13 @@ export async function runAgent(run: Run, model: ScriptedModel, emit: Emit,
   }
 }
 
-/** Plays the human: approves with the CLI while the agent waits. */
-function approveWithToolgatectl(toolgatectl: string, target: string) {
+/** Plays the human: approves with the CLI while the agent waits. Approving
+ * needs the server's admin token (never the agent's to hold). */
+function approveWithToolgatectl(toolgatectl: string, target: string,
+  adminTokenFile: string) {
   return (approvalId: string) => {
-    execFile(toolgatectl, ["approvals", "decide", "--approval", approvalId,
+    execFile(toolgatectl, ["--admin_token_file", adminTokenFile,
+      "approvals", "decide", "--approval", approvalId,
       "--decision", "approve", "--approver", "oncall@example.com",
       "--reason", "ticket is a duplicate"],
     { env: { ...process.env, TOOLGATE_ADDR: target } }, (err) => {
@@ -133,6 +138,7 @@ function flag(name: string): string {
 async function main(): Promise<void> {
   const target = flag("target");
   const toolgatectl = flag("toolgatectl");
+  const adminTokenFile = flag("admin-token-file");
   const emitter = (name: string): Emit => (step, value) =>
     console.log(JSON.stringify({ run: name, step, value }));
   const gate = new Gate(target, { timeoutMs: 10_000 });
@@ -161,7 +167,7 @@ async function main(): Promise<void> {
       answer('Deleted.\n```json\n{"verdict": "pass", "reason": "TCK-000099 deleted after approval"}\n```'),
     ]);
     run = await gate.openRun(snapshot, { model: "scripted" });
-    await runAgent(run, model, emitter("approval"), approveWithToolgatectl(toolgatectl, target))
+    await runAgent(run, model, emitter("approval"), approveWithToolgatectl(toolgatectl, target, adminTokenFile))
       .finally(() => run.close());
   } finally {
     gate.close();

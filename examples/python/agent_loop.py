@@ -1,6 +1,7 @@
 """A complete agent loop on toolgate, with a scripted model (no network).
 
-    python3 agent_loop.py --target 127.0.0.1:50051 --toolgatectl PATH
+    python3 agent_loop.py --target 127.0.0.1:50051 --toolgatectl PATH \
+        --admin_token_file FILE   (the approver's token, for toolgatectl)
 
 Three runs, each printing one JSON line per decision:
   repair:   a call with a schema error -> REJECT (the repair prompt goes back
@@ -8,8 +9,8 @@ Three runs, each printing one JSON line per decision:
             its output is checked -> the final answer's verdict is read.
   breaker:  a model that keeps misformatting -> REJECT ... -> STOP.
   approval: a destructive call -> NEEDS_APPROVAL -> a human approves with
-            `toolgatectl approvals decide` -> the same call with the
-            approval id -> ALLOW -> the tool runs.
+            `toolgatectl --admin_token_file FILE approvals decide` -> the
+            same call with the approval id -> ALLOW -> the tool runs.
 Swap ScriptedModel for a real client (an OpenAI ChatCompletionMessage, an
 Anthropic Message, ...): run.validate takes those as they are.
 """
@@ -121,12 +122,14 @@ def run_agent(run, model, emit, ask_human=None, max_turns=8):
     return None
 
 
-def approve_with_toolgatectl(toolgatectl, target):
+def approve_with_toolgatectl(toolgatectl, target, admin_token_file):
     """Plays the human: approves with the CLI, from another thread, while
-    the agent waits in run.await_approval."""
+    the agent waits in run.await_approval. Approving needs the server's
+    admin token (never the agent's to hold)."""
     def approve(approval_id):
         env = dict(os.environ, TOOLGATE_ADDR=target)
-        subprocess.run([toolgatectl, "approvals", "decide",
+        subprocess.run([toolgatectl, "--admin_token_file", admin_token_file,
+                        "approvals", "decide",
                         "--approval", approval_id, "--decision", "approve",
                         "--approver", "oncall@example.com",
                         "--reason", "ticket is a duplicate"],
@@ -139,6 +142,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--target", required=True)
     parser.add_argument("--toolgatectl", required=True)
+    parser.add_argument("--admin_token_file", required=True,
+                        help="the approver's credential (the human's)")
     args = parser.parse_args()
 
     def emitter(name):
@@ -174,8 +179,9 @@ def main():
         ])
         with gate.open_run(snapshot, model="scripted") as run:
             run_agent(run, model, emitter("approval"),
-                      ask_human=approve_with_toolgatectl(args.toolgatectl,
-                                                         args.target))
+                      ask_human=approve_with_toolgatectl(
+                          args.toolgatectl, args.target,
+                          args.admin_token_file))
     return 0
 
 

@@ -100,6 +100,30 @@ class K8sManifestsTest(unittest.TestCase):
                         self.assertEqual(c[probe]["grpc"]["port"], port, probe)
             self.assertEqual(found, 1, path)
 
+    def test_every_layout_has_an_approver_credential(self):
+        """Issue 25, item 12: without one, the agent approved its own calls
+        (sidecar) or nobody could; the token is the toolgate container's
+        alone."""
+        for path in MANIFESTS:
+            docs = load(path)
+            for pod, c in toolgate_containers(docs):
+                with self.subTest(manifest=os.path.basename(path)):
+                    token = [a.split("=", 1)[1] for a in c["args"]
+                             if a.startswith("--admin_token_file=")]
+                    self.assertEqual(len(token), 1)
+                    mounts = [m for m in c["volumeMounts"]
+                              if token[0].startswith(m["mountPath"] + "/")]
+                    self.assertEqual(len(mounts), 1)
+                    volumes = {v["name"]: v for v in pod["volumes"]}
+                    self.assertIn("secret", volumes[mounts[0]["name"]])
+                    for other in pod["containers"]:
+                        if other is c:
+                            continue
+                        self.assertNotIn(
+                            mounts[0]["name"],
+                            [m["name"] for m in other.get("volumeMounts", [])],
+                            "only toolgate may hold the admin token")
+
     def test_real_binary_serves_with_the_manifest_args(self):
         for path in MANIFESTS:
             docs = load(path)
@@ -157,6 +181,18 @@ class K8sManifestsTest(unittest.TestCase):
                                capture_output=True, text=True)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn('"name": "docs"', r.stdout)
+            # Approvals: refused without the token (loopback included),
+            # listed with it.
+            r = subprocess.run(main + ["approvals", "list"],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, r.stdout)
+            self.assertIn("UNAUTHENTICATED", r.stderr)
+            token = [a.split("=", 1)[1] for a in args
+                     if a.startswith("--admin_token_file=")]
+            r = subprocess.run(main + ["--admin_token_file", token[0],
+                                       "approvals", "list"],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
         finally:
             server.send_signal(signal.SIGTERM)
             self.assertEqual(server.wait(timeout=30), 0)

@@ -17,6 +17,9 @@
 //  * stateless calls are pure: the same request decides the same again;
 //  * native output a plain reader (OpenAI, Anthropic, MCP) answers for
 //    reads exactly as the general reader reads it (core/gate/plain_native.h).
+//  * native output whose top level carries a provider stop signal that
+//    does not say the output is complete (core/stream/stop_signal.h: cut,
+//    failed, unknown, null, not a string) is never ALLOW / NEEDS_APPROVAL.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -25,6 +28,7 @@
 
 #include "core/engine/engine.h"
 #include "core/gate/plain_native.h"
+#include "core/stream/stop_signal.h"
 #include "schemas/embedded_examples.h"
 #include "tests/fuzz/fuzz_support.h"
 
@@ -111,6 +115,23 @@ void CheckPlainReader(absl::string_view output) {
   }
 }
 
+// Whether native output's top level says the model did not finish (or
+// says it in a way toolgate cannot read): such output must never run.
+bool StopsIncomplete(absl::string_view output) {
+  const absl::StatusOr<Json> doc = ParseStrictJson(output);
+  if (!doc.ok() || !doc->is_object()) return false;
+  for (stream::StopSignal signal : stream::kStopSignals) {
+    auto it = doc->find(std::string(stream::StopSignalKey(signal)));
+    if (it == doc->end()) continue;
+    if (!it->is_string() ||
+        stream::ClassifyStop(signal, it->get_ref<const std::string&>()) !=
+            stream::StopKind::kComplete) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 }  // namespace toolgate
 
@@ -136,6 +157,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   switch (r->decision) {
     case Decision::kAllow:
     case Decision::kNeedsApproval:
+      FUZZ_CHECK(request.kind != OutputKind::kNative ||
+                     !StopsIncomplete(request.output),
+                 "%s of native output whose stop signal is not complete",
+                 std::string(DecisionName(r->decision)).c_str());
       CheckAllowed(*r, **snapshot, !request.syntax_repair);
       break;
     case Decision::kReject:

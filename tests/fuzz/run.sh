@@ -43,6 +43,9 @@ case "$target" in
   output_fuzzer) dicts="json output" ;;
   call_gate_fuzzer) dicts="json repair text native" ;;
   stream_fuzzer) dicts="json native stream" ;;
+  ext_proc_fuzzer) dicts="json output sse" ;;
+  mesh_batch_fuzzer) dicts="json native" ;;
+  mesh_answer_fuzzer) dicts="json output sse" ;;
   *) echo "run.sh: unknown fuzz target '$target'" >&2; exit 2 ;;
 esac
 

@@ -1,9 +1,12 @@
 // Human approval and call budgets end to end through the real server:
-// NEEDS_APPROVAL hands out an approval id, an admin decides it, the agent
-// awaits the decision and sends the same call with the id, which ALLOWs
-// exactly once; budgets hold under concurrency.
+// NEEDS_APPROVAL hands out an approval id, an approver (with the admin
+// token: no listener stands in for it) decides it, the agent awaits the
+// decision and sends the same call with the id, which ALLOWs exactly once;
+// budgets hold under concurrency.
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,8 +31,22 @@ std::string Call(const std::string& tool, const std::string& arguments) {
   return R"({"name":")" + tool + R"(","arguments":)" + arguments + "}";
 }
 
+constexpr char kApproverToken[] = "approvals-test-token-42";
+
 class ApprovalsTest : public testutil::ServerFixture {
  protected:
+  // Hides ServerFixture's: this suite's server has an approver credential;
+  // agents still register their manifests (--snapshot_create=any).
+  static void SetUpTestSuite() {
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    const std::string token_file =
+        std::string(tmp ? tmp : "/tmp") + "/approvals_test_token";
+    std::ofstream(token_file) << kApproverToken << "\n";
+    server_ = new testutil::ServerProcess(
+        {"--admin_token_file=" + token_file, "--snapshot_create=any"});
+    ASSERT_TRUE(server_->started());
+  }
+
   void SetUp() override {
     ServerFixture::SetUp();
     snapshot_ = CreateSnapshot(kManifest);
@@ -53,6 +70,7 @@ class ApprovalsTest : public testutil::ServerFixture {
                       const std::string& approver,
                       v1::DecideApprovalResponse* resp) {
     grpc::ClientContext ctx;
+    ctx.AddMetadata("authorization", std::string("Bearer ") + kApproverToken);
     v1::DecideApprovalRequest req;
     req.set_approval_id(id);
     req.set_approve(approve);
@@ -148,6 +166,7 @@ TEST_F(ApprovalsTest, DecideApprovalRefusesBadRequests) {
 TEST_F(ApprovalsTest, ListApprovalsShowsTheRequest) {
   const std::string id = RequestApproval(42);
   grpc::ClientContext ctx;
+  ctx.AddMetadata("authorization", std::string("Bearer ") + kApproverToken);
   v1::ListApprovalsRequest req;
   req.set_run_id(run_.run_id());
   req.set_state(v1::APPROVAL_STATE_PENDING);

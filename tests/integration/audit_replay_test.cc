@@ -181,7 +181,10 @@ TEST(AuditReplayTest, ReplayErrorsExitTwo) {
       {{"replay", "--audit", empty, "--manifest", manifest, "--snapshot", "x"},
        "exactly one of --snapshot"},
       {{"replay", "--audit", TmpPath("absent.jsonl"), "--manifest", manifest},
-       "cannot open"},
+       "absent.jsonl: cannot read"},
+      // A regular file (stdin is "-"): a device is refused, never read.
+      {{"replay", "--audit", "/dev/zero", "--manifest", manifest},
+       "--audit: /dev/zero: is a character device, not a regular file"},
       {{"replay", "--audit", junk, "--manifest", manifest}, "audit line 1"},
       {{"replay", "--audit", empty, "--manifest", WriteFile("bad.json", "[")},
        "--manifest"},

@@ -163,8 +163,6 @@ class Mesh(unittest.TestCase):
             ("extra property", h.tools_call(
                 "get_customer", dict(GOOD_READ, x=1)), "invalid_arguments",
              "/x"),
-            ("no params", {"jsonrpc": "2.0", "id": 1, "method": "tools/call"},
-             None, None),
         ]
         for label, body, code, pointer in cases:
             with self.subTest(label):
@@ -244,6 +242,16 @@ class Mesh(unittest.TestCase):
              4, "method_not_allowed"),
             ({"jsonrpc": "2.0", "id": 5, "result": {}}, 5, "not_a_request"),
             ({"id": 6, "method": "ping"}, 6, "not_jsonrpc"),
+            # Params the engine would read as another shape of output.
+            ({"jsonrpc": "2.0", "id": 7, "method": "tools/call"}, 7,
+             "invalid_params"),
+            ({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+              "params": {"tool_calls": [{"type": "function", "function": {
+                  "name": "get_customer",
+                  "arguments": json.dumps(GOOD_READ)}}]}}, 8,
+             "invalid_params"),
+            ({"jsonrpc": "2.0", "id": None, "method": "ping"}, None,
+             "not_jsonrpc"),
         ]
         for body, call_id, reason in cases:
             with self.subTest(reason):
@@ -269,6 +277,52 @@ class Mesh(unittest.TestCase):
         self.assertEqual(body[0]["error"]["code"], -32602)
         self.assertEqual(body[1]["error"]["data"]["reason"], "batch_denied")
         self.assertEqual(len(self.server.audit_lines()), before + 1)
+
+    def test_a_batch_is_one_turn(self):
+        run = self.open_run()
+        batch = [h.tools_call("get_customer", GOOD_READ, 1),
+                 h.tools_call("delete_customer", {"customer_id": "CUS-1"}, 2)]
+        before = len(self.server.audit_lines())
+        body = self.assert_denied(self.check(batch, run))
+        self.assertEqual([m["id"] for m in body], [1, 2])
+        self.assertEqual(body[0]["error"]["data"]["reason"], "batch_denied")
+        self.assertEqual(body[1]["error"]["code"], -32040)
+        records = self.server.audit_lines()[before:]
+        self.assertEqual([(r["decision"], r["tools"]) for r in records],
+                         [("NEEDS_APPROVAL",
+                           ["get_customer", "delete_customer"])])
+        approval = body[1]["error"]["data"]["approval_id"]
+        self.server.rpc("DecideApproval", pb.DecideApprovalRequest(
+            approval_id=approval, approve=True, approver="ops",
+            reason="test"), pb.DecideApprovalResponse)
+        added = self.assert_allowed(self.check(
+            batch, run, headers={"x-toolgate-approval-id": approval}))
+        self.assertEqual(len(added["x-toolgate-audit-id"].split(",")), 1)
+        # The run's one-time grant for ext_proc, as for a single call.
+        self.assertTrue(added["x-toolgate-run-grant"])
+        self.assertEqual(added["x-toolgate-tool"], "")
+
+    def test_requests_a_server_could_read_otherwise(self):
+        call = h.tools_call("get_customer", GOOD_READ, 5)
+        for ctype in ("application/json; charset=utf-7", "text/plain"):
+            with self.subTest(ctype):
+                self.assert_rpc_error(self.check(
+                    call, headers={"content-type": ctype}, context=ROUTE,
+                    raw=True), 5, -32042, "unsupported_content_type")
+        self.assert_rpc_error(self.check(
+            call, headers={"content-encoding": "gzip"}), 5, -32042,
+            "unsupported_content_encoding")
+        route = dict(ROUTE, toolgate_tool_path="/tools/{name}")
+        for path, reason in [
+                ("/tools/lookup_customer?customer_id=CUS-000043",
+                 "query_not_allowed"),
+                ("/tools/lookup_customer?", "query_not_allowed"),
+                ("/tools/lookup_customer#f", "query_not_allowed"),
+                ("/tools/lookup_customer%3Fx=1", "no_tool")]:
+            with self.subTest(path):
+                body = self.assert_denied(self.check(
+                    GOOD_READ, context=route, path=path), 403)
+                self.assertEqual(body["error"]["data"]["reason"], reason)
 
     def test_unreadable_partial_missing_and_oversize_bodies(self):
         call = json.dumps(h.tools_call("get_customer", GOOD_READ))

@@ -27,16 +27,24 @@ from envoy.service.ext_proc.v3 import external_processor_pb2_grpc as ep_grpc  # 
 from envoy.config.core.v3 import base_pb2  # noqa: E402
 
 
+ADMIN_TOKEN = "mesh-tests-admin-token"
+
+
 class Server:
-    """toolgate with an audit log, on 127.0.0.1 (admin RPCs allowed)."""
+    """toolgate with an audit log, on 127.0.0.1, with an admin token (which
+    approving needs on every listener); rpc() sends it."""
 
     def __init__(self, audit=None, flags=()):
         self.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
         port_file = os.path.join(self.tmp, "port")
+        token_file = os.path.join(self.tmp, "admin_token")
+        with open(token_file, "w") as f:
+            f.write(ADMIN_TOKEN + "\n")
         self.audit = audit or os.path.join(self.tmp, "audit.jsonl")
         self.proc = subprocess.Popen(
             [SERVER, "--listen=127.0.0.1:0", "--port_file=" + port_file,
-             "--audit_log=" + self.audit] + list(flags))
+             "--audit_log=" + self.audit,
+             "--admin_token_file=" + token_file] + list(flags))
         deadline = time.time() + 30
         port = ""
         while time.time() < deadline and not port:
@@ -59,7 +67,8 @@ class Server:
             "/toolgate.v1.ToolGate/" + method,
             request_serializer=lambda m: m.SerializeToString(),
             response_deserializer=response_type.FromString)
-        return call(request, timeout=10)
+        return call(request, timeout=10,
+                    metadata=(("authorization", "Bearer " + ADMIN_TOKEN),))
 
     def audit_lines(self):
         with open(self.audit) as f:
@@ -86,12 +95,14 @@ def check_request(body=None, headers=None, method="POST", path="/mcp",
         for k, v in all_headers.items():
             http.headers[k] = v
     if body is not None:
-        data = body if isinstance(body, str) else json.dumps(body)
-        if raw:
-            http.raw_body = data.encode()
+        # bytes: sent as they are (raw_body), whatever they hold.
+        data = body if isinstance(body, (str, bytes)) else json.dumps(body)
+        if raw or isinstance(data, bytes):
+            http.raw_body = data if isinstance(data, bytes) else data.encode()
         else:
             http.body = data
-        http.size = len(data.encode()) if size is None else size
+        http.size = (len(data if isinstance(data, bytes) else data.encode())
+                     if size is None else size)
     for k, v in (context or {}).items():
         request.attributes.context_extensions[k] = v
     return request

@@ -3,6 +3,8 @@
 #   ca.crt/ca.key            the CA the server and the good client trust
 #   server.crt/server.key    signed by ca, SAN localhost and 127.0.0.1
 #   client.crt/client.key    signed by ca, for clientAuth
+#   approver.crt/approver.key  signed by ca, for clientAuth, SAN
+#                            DNS:approver.example (an approver identity)
 #   other_ca.crt/other_ca.key, other_client.crt/other_client.key
 #                            an unrelated CA and a client cert it signed
 set -euo pipefail
@@ -33,4 +35,6 @@ ca other_ca
 leaf server ca "subjectAltName=DNS:localhost,IP:127.0.0.1
 extendedKeyUsage=serverAuth"
 leaf client ca "extendedKeyUsage=clientAuth"
+leaf approver ca "subjectAltName=DNS:approver.example
+extendedKeyUsage=clientAuth"
 leaf other_client other_ca "extendedKeyUsage=clientAuth"

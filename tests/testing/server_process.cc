@@ -1,5 +1,6 @@
 #include "tests/testing/server_process.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,7 +22,8 @@ std::string Runfile(const std::string& path) {
 }
 
 ServerProcess::ServerProcess(std::vector<std::string> extra_flags,
-                             bool broken_stderr) {
+                             bool broken_stderr,
+                             const std::string& stderr_path) {
   const char* tmp = std::getenv("TEST_TMPDIR");
   port_file_ = std::string(tmp ? tmp : "/tmp") + "/toolgate_port." +
                std::to_string(getpid()) + "." +
@@ -37,6 +39,11 @@ ServerProcess::ServerProcess(std::vector<std::string> extra_flags,
   if (broken_stderr && pipe(pipe_fds) != 0) return;
   pid_ = fork();
   if (pid_ == 0) {
+    if (!stderr_path.empty()) {
+      const int fd =
+          open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (fd >= 0) dup2(fd, STDERR_FILENO);
+    }
     if (broken_stderr) {
       dup2(pipe_fds[1], STDERR_FILENO);
       close(pipe_fds[0]);

@@ -14,12 +14,14 @@ namespace testutil {
 class ServerProcess {
  public:
   // `extra_flags` are passed after --listen, --port_file and
-  // --drain_notice_ms=0 (a later flag overrides those). With `broken_stderr`, the server's
-  // stderr is a pipe nobody reads from (its reader exited): every write to
-  // it fails with EPIPE, as when `--audit_log=-` is piped into a reader
-  // that died.
+  // --drain_notice_ms=0 (a later flag overrides those). With `broken_stderr`,
+  // the server's stderr is a pipe nobody reads from (its reader exited): every
+  // write to it fails with EPIPE, as when `--audit_log=-` is piped into a
+  // reader that died. With `stderr_path`, the server's stderr goes to that
+  // file.
   explicit ServerProcess(std::vector<std::string> extra_flags = {},
-                         bool broken_stderr = false);
+                         bool broken_stderr = false,
+                         const std::string& stderr_path = "");
   ~ServerProcess();
 
   bool started() const { return port_ > 0; }

@@ -20,6 +20,7 @@ import {
 
 export * from "./types";
 export { modelOutput, reshape, toPlain } from "./outputs";
+export { parseExact } from "./exact_json";
 export { detectFormat, eventText, StreamFormatName } from "./stream";
 
 const ADMIN = new Set(["CreateSnapshot", "DeleteSnapshot", "DecideApproval",

@@ -1,6 +1,7 @@
 // Result types and the fail-closed reading of every response: an enum
 // value this client does not know, UNSPECIFIED included, throws DenyError
 // (the server never sends one, so seeing one means something is wrong).
+import { parseExact } from "./exact_json";
 import { enumNames } from "./proto";
 
 /** The call must not run. code: a gRPC status name (UNAVAILABLE,
@@ -35,6 +36,7 @@ export interface Violation {
 export interface Call {
   id: string;
   name: string;
+  /** Exactly as validated: an integer beyond 2^53 - 1 is a BigInt. */
   arguments: Record<string, unknown>;
   argumentsJson: string;
   source: string;
@@ -106,9 +108,11 @@ function name(type: keyof typeof NAMES, value: unknown, what: string): string {
   return known;
 }
 
+// Validated JSON (arguments, a verdict's result), read with every number
+// as validated: an integer beyond 2^53 is a BigInt (exact_json.ts).
 function parseJson(text: string, what: string): any {
   try {
-    return JSON.parse(text);
+    return parseExact(text);
   } catch (e) {
     throw new DenyError("UNREADABLE", `${what}: ${(e as Error).message}`);
   }

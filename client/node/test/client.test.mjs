@@ -3,12 +3,12 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { DenyError, Gate, gated } from "@toolgate/client";
-import { MANIFEST, startServer } from "./server.mjs";
+import { ADMIN_TOKEN, MANIFEST, adminTokenFile, startServer } from "./server.mjs";
 
 let server, gate, snapshot;
 before(async () => {
-  server = await startServer();
-  gate = new Gate(server.target);
+  server = await startServer(`--admin_token_file=${adminTokenFile()}`);
+  gate = new Gate(server.target, { adminToken: ADMIN_TOKEN });
   snapshot = await gate.createSnapshot(MANIFEST, { name: "node-tests" });
 });
 after(() => { gate.close(); server.stop(); });
@@ -81,6 +81,20 @@ test("approval: NEEDS_APPROVAL, decided, awaited, then ALLOW once", async () => 
     { approve: true, approver: "node-tests" }), "APPROVED");
   assert.equal(await run.awaitApproval(asked, { timeoutMs: 5000 }), "APPROVED");
   assert.equal((await run.validate(del, { approvalId: asked.approvalId })).decision, "ALLOW");
+  assert.equal((await run.validate(del, { approvalId: asked.approvalId })).decision, "REJECT");
+  await run.close();
+});
+
+test("approving needs the admin token, even on loopback", async () => {
+  const run = await gate.openRun(snapshot);
+  const del = call("delete_ticket", { ticket_id: "TCK-000002" });
+  const asked = await run.validate(del);
+  for (const adminToken of [undefined, "wrong"]) {
+    const agent = new Gate(server.target, { adminToken });
+    await assert.rejects(agent.decideApproval(asked.approvalId,
+      { approve: true, approver: "the agent" }), { code: "UNAUTHENTICATED" });
+    agent.close();
+  }
   assert.equal((await run.validate(del, { approvalId: asked.approvalId })).decision, "REJECT");
   await run.close();
 });

@@ -78,7 +78,8 @@ const CASES = [
     model: "claude-sonnet-4", max_tokens: 100, messages: [{ role: "user", content: "hi" }] })).content,
   "anthropic_tool_use"],
   ["gemini response (REST JSON)", async () => ({ candidates: [{ content: { role: "model",
-    parts: [{ functionCall: { name: "update_ticket", args: ARGS } }] } }] }), "openai_tool_calls"],
+    parts: [{ functionCall: { name: "update_ticket", args: ARGS } }] },
+    finishReason: "STOP" }] }), "openai_tool_calls"],
 ];
 
 for (const [name, make, source] of CASES) {
@@ -106,5 +107,36 @@ test("unrecognised shapes are refused, never allowed", async () => {
   for (const output of [{ hello: "world" }, [{ type: "custom_tool_call", name: "x" }], 42]) {
     const d = await decide(output);
     assert.equal(d.allowed, false);
+  }
+});
+
+// The provider's own stop signal travels with the calls (README "Native
+// output accepted"): a real SDK object whose model was cut, refused or
+// failed is refused with the code its stream would get, however whole its
+// calls look.
+test("SDK objects that stopped short: refused as their stream would be", async () => {
+  const cases = [
+    [{ ...chatBody(ARGS), choices: [{ ...chatBody(ARGS).choices[0], finish_reason: "length" }] },
+      "chat", "truncated_output"],
+    [{ ...chatBody(ARGS), choices: [{ ...chatBody(ARGS).choices[0],
+      finish_reason: "content_filter" }] }, "chat", "truncated_output"],
+    [{ ...messageBody(ARGS), stop_reason: "max_tokens" }, "messages", "truncated_output"],
+    [{ ...messageBody(ARGS), stop_reason: "refusal" }, "messages", "stream_error"],
+    [{ ...messageBody(ARGS), stop_reason: "pause_turn" }, "messages", "truncated_output"],
+    [{ ...messageBody(ARGS), stop_reason: null }, "messages", "truncated_output"],
+    [{ ...responsesBody, status: "incomplete",
+      incomplete_details: { reason: "max_output_tokens" } }, "responses", "truncated_output"],
+    [{ ...responsesBody, status: "failed" }, "responses", "stream_error"],
+  ];
+  for (const [body, api, code] of cases) {
+    const output = api === "chat"
+      ? await openai(body).chat.completions.create(chatRequest)
+      : api === "responses"
+        ? await openai(body).responses.create({ model: "gpt-4.1", input: "hi" })
+        : await anthropic(body).messages.create({ model: "claude-sonnet-4", max_tokens: 100,
+          messages: [{ role: "user", content: "hi" }] });
+    const d = await decide(output);
+    assert.equal(d.decision, "REJECT", `${api} ${code}`);
+    assert.deepEqual(d.violations.map((v) => v.code), [code], `${api} ${JSON.stringify(body)}`);
   }
 });

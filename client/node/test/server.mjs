@@ -1,7 +1,7 @@
 // Starts the real toolgate binary (TOOLGATE_SERVER, default the Bazel
 // build) on a free port for a test file.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,4 +29,14 @@ export async function startServer(...flags) {
   }
   proc.kill();
   throw new Error(`toolgate did not start (${SERVER})`);
+}
+
+/** Approving needs the admin token on every listener, loopback included. */
+export const ADMIN_TOKEN = "node-tests-admin-token";
+
+/** A file holding ADMIN_TOKEN, for --admin_token_file. */
+export function adminTokenFile() {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), "toolgate-token-")), "token");
+  writeFileSync(file, `${ADMIN_TOKEN}\n`, { mode: 0o600 });
+  return file;
 }

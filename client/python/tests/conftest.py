@@ -40,10 +40,19 @@ def start_server(tmp, *flags):
     raise RuntimeError("toolgate did not start; see " + log.name)
 
 
+# Approving needs the admin token on every listener, loopback included: the
+# session's server has one, and admin calls (snapshots, approvals) send it.
+ADMIN_TOKEN = "client-tests-admin-token"
+
+
 @pytest.fixture(scope="session")
 def server():
     tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
-    proc, target = start_server(tmp, "--approval_ttl_seconds=60")
+    token_file = os.path.join(tmp, "admin_token")
+    with open(token_file, "w") as f:
+        f.write(ADMIN_TOKEN + "\n")
+    proc, target = start_server(tmp, "--approval_ttl_seconds=60",
+                                "--admin_token_file=" + token_file)
     yield target
     proc.terminate()
     proc.wait(10)
@@ -57,7 +66,7 @@ def manifest():
 
 @pytest.fixture()
 def gate(server):
-    with toolgate.Gate(server, timeout=5) as g:
+    with toolgate.Gate(server, timeout=5, admin_token=ADMIN_TOKEN) as g:
         yield g
 
 

@@ -6,6 +6,7 @@ import pytest
 
 import toolgate
 import toolgate.aio
+from conftest import ADMIN_TOKEN
 
 
 def call(name, arguments):
@@ -16,7 +17,7 @@ def call(name, arguments):
 
 def test_async_run(server, manifest):
     async def go():
-        async with toolgate.aio.Gate(server) as gate:
+        async with toolgate.aio.Gate(server, admin_token=ADMIN_TOKEN) as gate:
             snap = await gate.create_snapshot(manifest, name="aio")
             async with await gate.open_run("aio", model="m") as run:
                 ok = await run.validate(call("update_ticket", {
@@ -47,7 +48,7 @@ def test_async_gated(server, manifest):
     seen = []
 
     async def go():
-        async with toolgate.aio.Gate(server) as gate:
+        async with toolgate.aio.Gate(server, admin_token=ADMIN_TOKEN) as gate:
             snap = await gate.create_snapshot(manifest)
             async with await gate.open_run(snap) as run:
                 @toolgate.aio.gated(run)

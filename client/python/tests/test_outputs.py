@@ -99,6 +99,51 @@ ALLOWED = [
 ]
 
 
+def _with(doc, **members):
+    out = dict(doc)
+    out.update(members)
+    return out
+
+
+def _completion(finish_reason):
+    choice = _with(OPENAI_COMPLETION["choices"][0],
+                   finish_reason=finish_reason)
+    return _with(OPENAI_COMPLETION, choices=[choice])
+
+
+def _genai(finish_reason):
+    candidate = _with(GENAI_RESPONSE["candidates"][0],
+                      finish_reason=finish_reason)
+    return _with(GENAI_RESPONSE, candidates=[candidate])
+
+
+def _gemini_rest(**candidate_members):
+    candidate = {"content": GEMINI_REST["candidates"][0]["content"]}
+    candidate.update(candidate_members)
+    return {"candidates": [candidate]}
+
+
+# The provider's own stop signal is passed on (README "Native output
+# accepted"): a call the model finished normally runs...
+ALLOWED += [
+    ("anthropic Message end_turn",
+     SdkObject(_with(ANTHROPIC_MESSAGE, stop_reason="end_turn")),
+     "anthropic_tool_use"),
+    ("anthropic Message stop_sequence",
+     _with(ANTHROPIC_MESSAGE, stop_reason="stop_sequence"),
+     "anthropic_tool_use"),
+    ("openai ChatCompletion stop", _completion("stop"), "openai_tool_calls"),
+    ("openai Choice", SdkObject(OPENAI_COMPLETION["choices"][0]),
+     "openai_tool_calls"),
+    ("openai message with its finish_reason",
+     _with(OPENAI_MESSAGE, finish_reason="tool_calls"), "openai_tool_calls"),
+    ("gemini Candidate", _gemini_rest(finishReason="STOP")["candidates"][0],
+     "openai_tool_calls"),
+    ("responses items, every one completed",
+     [_with(i, status="completed") for i in RESPONSES_ITEMS],
+     "openai_tool_calls"),
+]
+
 @pytest.mark.parametrize("name,output,source", ALLOWED,
                          ids=[a[0] for a in ALLOWED])
 def test_shapes_allow(gate, snapshot, name, output, source):
@@ -111,7 +156,7 @@ def test_shapes_allow(gate, snapshot, name, output, source):
 
 REFUSED = [
     ("gemini text only", {"candidates": [{"content": {"parts": [
-        {"text": "No call."}]}}]}, "no_tool_call"),
+        {"text": "No call."}]}, "finishReason": "STOP"}]}, "no_tool_call"),
     ("unknown dict", {"hello": "world"}, "unrecognized_output"),
     ("responses custom tool call", [{"type": "custom_tool_call",
                                      "name": "x", "input": "y"}], None),
@@ -119,6 +164,85 @@ REFUSED = [
      [{"type": "tool_use", "id": "t", "name": "update_ticket",
        "input": {**ARGS, "priority": "asap"}}], "invalid_arguments"),
 ]
+
+
+# ... one it cut, refused or failed does not, however whole its calls look:
+# the code is the one a stream of the same content gets.
+STOPPED = [
+    ("anthropic max_tokens", SdkObject(_with(
+        ANTHROPIC_MESSAGE, stop_reason="max_tokens")), "truncated_output"),
+    ("anthropic max_tokens dict", _with(ANTHROPIC_MESSAGE,
+                                        stop_reason="max_tokens"),
+     "truncated_output"),
+    ("anthropic pause_turn", _with(ANTHROPIC_MESSAGE, stop_reason="pause_turn"),
+     "truncated_output"),
+    ("anthropic context window", _with(
+        ANTHROPIC_MESSAGE, stop_reason="model_context_window_exceeded"),
+     "truncated_output"),
+    ("anthropic refusal", _with(ANTHROPIC_MESSAGE, stop_reason="refusal"),
+     "stream_error"),
+    ("anthropic unknown stop_reason", _with(ANTHROPIC_MESSAGE,
+                                            stop_reason="budget"),
+     "unrecognized_output"),
+    # A message still being generated: stop_reason None (dropped by
+    # model_dump(exclude_none=True), or absent) is sent as null.
+    ("anthropic stop_reason None", SdkObject(_with(
+        ANTHROPIC_MESSAGE, stop_reason=None)), "truncated_output"),
+    ("anthropic stop_reason None dict", _with(ANTHROPIC_MESSAGE,
+                                              stop_reason=None),
+     "truncated_output"),
+    ("anthropic stop_reason absent",
+     {k: v for k, v in ANTHROPIC_MESSAGE.items() if k != "stop_reason"},
+     "truncated_output"),
+    ("openai length", SdkObject(_completion("length")), "truncated_output"),
+    ("openai length dict", _completion("length"), "truncated_output"),
+    ("openai content_filter", _completion("content_filter"),
+     "truncated_output"),
+    ("openai finish_reason None", SdkObject(_completion(None)),
+     "truncated_output"),
+    ("openai Choice length", _completion("length")["choices"][0],
+     "truncated_output"),
+    ("openai function_call", _completion("function_call"),
+     "unrecognized_output"),
+    ("openai message, finish_reason length",
+     _with(OPENAI_MESSAGE, finish_reason="length"), "truncated_output"),
+    ("openai message, finish_reason None",
+     _with(OPENAI_MESSAGE, finish_reason=None), "truncated_output"),
+    ("responses incomplete", SdkObject(_with(
+        RESPONSES_RESPONSE, status="incomplete",
+        incomplete_details={"reason": "max_output_tokens"})),
+     "truncated_output"),
+    ("responses failed", _with(RESPONSES_RESPONSE, status="failed"),
+     "stream_error"),
+    ("responses in_progress", _with(RESPONSES_RESPONSE, status="in_progress"),
+     "truncated_output"),
+    ("responses status absent",
+     {k: v for k, v in RESPONSES_RESPONSE.items() if k != "status"},
+     "truncated_output"),
+    ("responses item incomplete", [
+        RESPONSES_ITEMS[0], _with(RESPONSES_ITEMS[1], status="incomplete")],
+     "truncated_output"),
+    ("responses item in_progress",
+     SdkObject(_with(RESPONSES_ITEMS[1], status="in_progress")),
+     "truncated_output"),
+    ("google-genai MAX_TOKENS", SdkObject(_genai("MAX_TOKENS")),
+     "truncated_output"),
+    ("google-genai SAFETY", _genai("SAFETY"), "stream_error"),
+    ("gemini MALFORMED_FUNCTION_CALL",
+     _gemini_rest(finishReason="MALFORMED_FUNCTION_CALL"), "stream_error"),
+    ("gemini RECITATION", _gemini_rest(finishReason="RECITATION"),
+     "stream_error"),
+    ("gemini no finishReason", _gemini_rest(), "truncated_output"),
+    ("gemini Candidate MAX_TOKENS",
+     _gemini_rest(finishReason="MAX_TOKENS")["candidates"][0],
+     "truncated_output"),
+    ("gemini prompt blocked", {"promptFeedback": {"blockReason": "SAFETY"}},
+     "stream_error"),
+    ("gemini prompt blocked, snake_case",
+     {"prompt_feedback": {"block_reason": "OTHER"}, "candidates": []},
+     "stream_error"),
+]
+REFUSED += STOPPED
 
 
 @pytest.mark.parametrize("name,output,code", REFUSED,
@@ -153,5 +277,29 @@ def test_model_output_matches_the_full_path(output):
     if isinstance(output, str):
         assert _outputs.model_output(output) == ("text", output)
         return
-    full = json.dumps(_outputs.reshape(_outputs.to_plain(output)))
+    full = json.dumps(_outputs.reshape(_outputs.to_plain_output(output)))
     assert _outputs.model_output(output) == ("native_json", full)
+
+
+def test_reshape_passes_the_signal_on():
+    from toolgate import _outputs
+    assert _outputs.reshape(_completion("length"))["finish_reason"] == "length"
+    assert _outputs.reshape(_with(ANTHROPIC_MESSAGE, stop_reason="refusal"))[
+        "stop_reason"] == "refusal"
+    assert _outputs.reshape(_gemini_rest(finishReason="SAFETY"))[
+        "finishReason"] == "SAFETY"
+    assert _outputs.reshape(_with(RESPONSES_RESPONSE, status="failed"))[
+        "status"] == "failed"
+    # Two signals that disagree say nothing to trust: null.
+    choice = {"index": 0, "finish_reason": "stop",
+              "message": _with(OPENAI_MESSAGE, finish_reason="length")}
+    assert _outputs.reshape({"choices": [choice]})["finish_reason"] is None
+    # A None argument is still dropped (as before); a None signal at the
+    # top is kept.
+    kind, text = _outputs.model_output(
+        {"role": "assistant", "finish_reason": None, "content": [
+            {"type": "tool_use", "id": "t", "name": "update_ticket",
+             "input": {"ticket_id": "TCK-000777", "status": None}}]})
+    assert json.loads(text)["finish_reason"] is None
+    assert json.loads(text)["content"][0]["input"] == {
+        "ticket_id": "TCK-000777"}

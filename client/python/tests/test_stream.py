@@ -10,6 +10,7 @@ import pytest
 
 import toolgate
 import toolgate.aio
+from conftest import ADMIN_TOKEN
 
 with open(os.path.join(os.path.dirname(__file__), "streams.json")) as f:
     STREAMS = json.load(f)
@@ -114,7 +115,7 @@ def test_async_iterable(server, manifest):
             yield e
 
     async def go():
-        async with toolgate.aio.Gate(server) as gate:
+        async with toolgate.aio.Gate(server, admin_token=ADMIN_TOKEN) as gate:
             snap = await gate.create_snapshot(manifest)
             async with await gate.open_run(snap) as run:
                 return [(await run.validate_stream(source(

@@ -8,6 +8,16 @@ those, without importing any SDK: objects are read through model_dump() or
 to_dict(). Anything unrecognised is still sent as-is, and the sidecar
 refuses it (unrecognized_output), so an unknown shape is a deny, never an
 allow.
+
+The provider's stop signal travels with the calls: a completion's
+finish_reason, an Anthropic message's stop_reason, a Gemini candidate's
+finishReason and a Responses object's status are set beside the reshaped
+message's members, so that the sidecar refuses an output that was cut
+(length, max_tokens), refused or failed, as it refuses the stream of the
+same content. Where the provider always sets the signal on a finished
+response (those four envelopes), a missing one is sent as null: a response
+still being generated, which the sidecar refuses too; a None signal at the
+top level of a dict is kept as null for the same reason.
 """
 import json
 from typing import Any, Optional, Tuple
@@ -17,6 +27,12 @@ ModelOutput = Tuple[str, str]
 
 
 _SCALARS = (str, int, float, bool)
+
+# The members a provider says why its model stopped in (the sidecar reads
+# them: README "Native output accepted"). At a dict's top level None is
+# not dropped for them: a null signal says the response had not finished.
+_SIGNALS = frozenset({"stop_reason", "finish_reason", "finishReason",
+                      "status"})
 
 
 def to_plain(value: Any) -> Any:
@@ -50,6 +66,54 @@ def _openai_message(text: str, tool_calls: list) -> dict:
     if text:
         message["content"] = text
     return message
+
+
+def _with_signal(message: Any, key: str, value: Any) -> Any:
+    """message with the provider's stop signal `key` beside its members
+    (None: sent as null). A signal the message already carries with another
+    value makes it null: two that disagree say nothing the sidecar may
+    trust. A message reshape could not build (a list) is refused anyway."""
+    if not isinstance(message, dict):
+        return message
+    message = dict(message)
+    if key in message and message[key] != value:
+        value = None
+    message[key] = value
+    return message
+
+
+def _responses_status(items: list, status: Any) -> Any:
+    """The status to send for Responses output items: the first item's that
+    is not "completed" (a call still streaming or cut), else `status`."""
+    for item in items:
+        state = item.get("status") if isinstance(item, dict) else None
+        if state is not None and state != "completed":
+            return state
+    return status
+
+
+def _from_responses(items: list, status: Any = ...) -> Any:
+    """Responses output items, with the response's status (`...`: none
+    given, as for bare items) or an item's that is not completed."""
+    message = _from_responses_items(items)
+    status = _responses_status(items, status)
+    return message if status is ... else _with_signal(message, "status",
+                                                      status)
+
+
+def _block_reason(doc: dict) -> Any:
+    """A Gemini response's promptFeedback.blockReason (either spelling)."""
+    feedback = doc.get("promptFeedback", doc.get("prompt_feedback"))
+    if not isinstance(feedback, dict):
+        return None
+    return feedback.get("blockReason", feedback.get("block_reason"))
+
+
+def _from_gemini_candidate(candidate: dict) -> Any:
+    content = candidate.get("content") or {}
+    message = _from_gemini_parts(content.get("parts") or [])
+    return _with_signal(message, "finishReason", candidate.get(
+        "finishReason", candidate.get("finish_reason")))
 
 
 def _from_responses_items(items: list) -> Any:
@@ -109,26 +173,54 @@ def reshape(doc: Any) -> Any:
         if _is_anthropic_blocks(doc):
             return {"role": "assistant", "content": doc}
         if _is_responses_list(doc):
-            return _from_responses_items(doc)
+            return _from_responses(doc)
         return doc  # an OpenAI tool_calls array, or refused
     if not isinstance(doc, dict):
         return doc
-    if isinstance(doc.get("choices"), list) and doc["choices"]:
-        return reshape(doc["choices"][0].get("message", doc["choices"][0]))
+    choices = doc.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        choice = choices[0]
+        return _with_signal(reshape(choice.get("message", choice)),
+                            "finish_reason", choice.get("finish_reason"))
+    if isinstance(doc.get("message"), dict) and "finish_reason" in doc:
+        return _with_signal(reshape(doc["message"]), "finish_reason",
+                            doc["finish_reason"])  # one Choice
     if doc.get("object") == "response" and isinstance(doc.get("output"), list):
-        return _from_responses_items(doc["output"])
-    if isinstance(doc.get("candidates"), list) and doc["candidates"]:
-        content = doc["candidates"][0].get("content") or {}
-        return _from_gemini_parts(content.get("parts") or [])
+        return _from_responses(doc["output"], doc.get("status"))
+    candidates = doc.get("candidates")
+    blocked = _block_reason(doc)
+    if isinstance(candidates, list) and candidates and isinstance(
+            candidates[0], dict):
+        message = _from_gemini_candidate(candidates[0])
+        if blocked is not None and isinstance(message, dict):
+            message["promptFeedback"] = {"blockReason": blocked}
+        return message
+    if blocked is not None:  # a blocked prompt has no candidates
+        return {"promptFeedback": {"blockReason": blocked}}
+    content = doc.get("content")
+    if isinstance(content, dict) and isinstance(content.get("parts"), list):
+        return _from_gemini_candidate(doc)  # a Gemini Candidate
     if isinstance(doc.get("parts"), list) and "content" not in doc:
         return _from_gemini_parts(doc["parts"])
-    if doc.get("type") == "message" and isinstance(doc.get("content"), list):
-        return {"role": "assistant", "content": doc["content"]}  # Anthropic
+    if doc.get("type") == "message" and isinstance(content, list):
+        return _with_signal({"role": "assistant", "content": content},
+                            "stop_reason", doc.get("stop_reason"))  # Anthropic
     if doc.get("type") == "function_call":
-        return _from_responses_items([doc])
+        return _from_responses([doc])
     if doc.get("type") == "tool_use":
         return {"role": "assistant", "content": [doc]}
     return doc
+
+
+def to_plain_output(value: Any) -> Any:
+    """to_plain, keeping a dict's top-level stop signal that is None (as
+    null: the response had not finished)."""
+    plain = to_plain(value)
+    if type(value) is dict and isinstance(plain, dict):
+        for key in _SIGNALS:
+            if key in value and value[key] is None:
+                plain[key] = None
+    return plain
 
 
 def _plain_json(value: Any) -> Optional[str]:
@@ -143,7 +235,8 @@ def _plain_json(value: Any) -> Optional[str]:
     """
     doc = value
     if type(value) is dict:
-        doc = {k: v for k, v in value.items() if v is not None}
+        doc = {k: v for k, v in value.items()
+               if v is not None or k in _SIGNALS}
     try:
         text = json.dumps(reshape(doc))
     except (TypeError, AttributeError, ValueError):
@@ -161,4 +254,4 @@ def model_output(value: Any) -> ModelOutput:
         text = _plain_json(value)
         if text is not None:
             return ("native_json", text)
-    return ("native_json", json.dumps(reshape(to_plain(value))))
+    return ("native_json", json.dumps(reshape(to_plain_output(value))))

@@ -9,6 +9,7 @@ Results are NamedTuples: immutable, and about half the cost of frozen
 dataclasses to build, which matters on every validate call.
 """
 import json
+from decimal import Decimal
 from typing import Any, Dict, List, NamedTuple, Optional
 
 import grpc
@@ -73,6 +74,33 @@ class Violation(NamedTuple):
                          v.received, v.message, v.schema_pointer, v.call_index)
 
 
+def _exact_float(text: str) -> float:
+    """A JSON number with a fraction or exponent: the double it names, when
+    that double's shortest form is the number written, which is how the
+    sidecar writes every such number (README: numbers are never changed
+    silently). Anything else would run a value that was not validated:
+    DenyError. (Integers need no check: Python's are exact.)"""
+    value = float(text)
+    if Decimal(repr(value)) != Decimal(text):
+        raise DenyError("UNREADABLE", f"the number {text[:40]} does not read "
+                        "back exactly")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise DenyError("UNREADABLE", f"{name} is not a JSON number")
+
+
+def loads_exact(text: str, what: str) -> Any:
+    """Validated JSON (arguments, a verdict's result) as Python values equal
+    to what the sidecar checked, or DenyError."""
+    try:
+        return json.loads(text, parse_float=_exact_float,
+                          parse_constant=_no_constant)
+    except ValueError as e:
+        raise DenyError("UNREADABLE", f"{what}: {e}") from e
+
+
 class Call(NamedTuple):
     """A validated call. Execute `arguments` (canonical, policy applied),
     not the model's original text."""
@@ -86,10 +114,7 @@ class Call(NamedTuple):
     @staticmethod
     def read(c) -> "Call":
         text = c.arguments_json
-        try:
-            args = json.loads(text) if text else {}
-        except ValueError as e:
-            raise DenyError("UNREADABLE", f"arguments_json: {e}") from e
+        args = loads_exact(text, "arguments_json") if text else {}
         return Call(c.id, c.name, args, text, c.source, list(c.repairs))
 
 
@@ -176,10 +201,8 @@ class Verdict(NamedTuple):
     @staticmethod
     def read(r) -> "Verdict":
         name = _enum_name(pb.Outcome, "OUTCOME_", r.outcome, "outcome")
-        try:
-            result = json.loads(r.result_json) if r.result_json else None
-        except ValueError as e:
-            raise DenyError("UNREADABLE", f"result_json: {e}") from e
+        result = (loads_exact(r.result_json, "result_json") if r.result_json
+                  else None)
         if name == "PASS" and result is None:
             raise DenyError("UNREADABLE", "PASS without a result_json")
         return Verdict(name, result, r.result_json, r.stop_reason,

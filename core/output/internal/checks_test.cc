@@ -2,7 +2,6 @@
 #include <vector>
 
 #include "core/output/internal/body_checks.h"
-#include "core/output/internal/invisible_chars.h"
 #include "core/output/internal/markup_scan.h"
 #include "core/output/internal/string_scan.h"
 #include "gtest/gtest.h"

@@ -1,5 +1,5 @@
-#include "core/output/internal/invisible_chars.h"
-
+// The injection scan reads text without invisible characters
+// (core/text/invisible_chars.h): each one, in a word and between words.
 #include <string>
 #include <vector>
 
@@ -10,8 +10,6 @@ namespace toolgate {
 namespace output {
 namespace internal {
 namespace {
-
-constexpr char kPhrase[] = "ignore previous instructions";
 
 std::vector<std::string> Codes(const std::string& text) {
   std::vector<std::string> out;
@@ -93,38 +91,6 @@ TEST(FindInjections, MatchOffsetsAreIntoTheTextAsSent) {
 TEST(FindInjections, NonAsciiTextWithoutInvisiblesIsUnchanged) {
   EXPECT_TRUE(Codes("Müller, Hafenstraße 12, 東京 — ok").empty());
   EXPECT_TRUE(Codes(std::string("Stra\xC3\x9F") + "e").empty());
-}
-
-TEST(NormalizeForScan, LeavesPlainTextAlone) {
-  ScanText out;
-  out.text = "untouched";
-  EXPECT_FALSE(NormalizeForScan(kPhrase, &out));
-  EXPECT_FALSE(NormalizeForScan("tab\tand\nnewline", &out));
-  EXPECT_FALSE(NormalizeForScan("Müller 東京 😀", &out));
-  EXPECT_FALSE(NormalizeForScan("", &out));
-  EXPECT_EQ(out.text, "untouched");
-}
-
-TEST(NormalizeForScan, RemovesReplacesAndMapsBack) {
-  ScanText out;
-  // "a", ZWSP, "b", NBSP, "c", CR, "d", two soft hyphens, "e".
-  const std::string source =
-      "a\xE2\x80\x8B"
-      "b\xC2\xA0"
-      "c\rd\xC2\xAD\xC2\xAD"
-      "e";
-  ASSERT_TRUE(NormalizeForScan(source, &out));
-  EXPECT_EQ(out.text, "ab c\nde");
-  const size_t expected_source[] = {0, 4, 5, 7, 8, 9, 14, 15};
-  for (size_t i = 0; i <= out.text.size(); ++i) {
-    EXPECT_EQ(out.SourceOffset(i), expected_source[i]) << i;
-  }
-}
-
-TEST(NormalizeForScan, KeepsBytesThatAreNotUtf8) {
-  ScanText out;
-  ASSERT_TRUE(NormalizeForScan("\xFF\xE2\x80\x8Bx", &out));
-  EXPECT_EQ(out.text, "\xFFx");
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
-#include "core/output/internal/invisible_chars.h"
+#include "core/text/invisible_chars.h"
 #include "re2/re2.h"
 #include "re2/set.h"
 
@@ -139,8 +139,8 @@ class StringWalker {
 
 std::vector<PatternMatch> FindInjections(absl::string_view text) {
   std::vector<PatternMatch> out;
-  ScanText plain;
-  const bool normalized = NormalizeForScan(text, &plain);
+  ::toolgate::text::ScanText plain;
+  const bool normalized = ::toolgate::text::NormalizeForScan(text, &plain);
   const absl::string_view scanned = normalized ? plain.text : text;
   // One pass over the string says which patterns occur (almost always
   // none); only those are run again to locate the match.

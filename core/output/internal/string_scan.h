@@ -31,10 +31,11 @@ struct PatternMatch {
 // markup_scan.h.
 
 // Finds text that addresses the model rather than carrying data. The
-// patterns run on the text as NormalizeForScan (invisible_chars.h) leaves
-// it: zero-width, format and control characters removed, other spaces and
-// line breaks made plain. Offsets are into `text` as given. At most one
-// match per code, in the order of the table:
+// patterns run on the text as text::NormalizeForScan
+// (core/text/invisible_chars.h) leaves it: zero-width, format and control
+// characters removed, other spaces and line breaks made plain. Offsets are
+// into `text` as given. At most one match per code, in the order of the
+// table:
 //   instruction_override  "ignore/disregard/forget/override/bypass
 //                         [all|previous|the|system ...] instructions|prompt|
 //                         rules|guidelines", "new instructions:"

@@ -206,12 +206,14 @@ absl::StatusOr<std::unique_ptr<Program>> CompileProgram(
   Compiler compiler(options, program.get());
   absl::Status s = compiler.Run(schema);
   if (!s.ok()) return s;
+
   // After the compile, so that every refusal the compiler makes keeps its
   // own message; this adds what only the metaschema refuses.
   if (check == MetaschemaCheck::kOn) {
     s = CheckAgainstMetaschemas(compiler.registry());
     if (!s.ok()) return s;
   }
+  program->values_read = compiler.registry().values_read();
   return program;
 }
 

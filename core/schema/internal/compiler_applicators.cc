@@ -141,7 +141,7 @@ absl::Status Compiler::MemberSchemas(const Ctx& c, absl::string_view kw,
       continue;
     }
     const std::string where = Join(Join(c.where, kw), name);
-    auto re = InternEcmaRegex(name, where);
+    auto re = Regex(name, where);
     if (!re.ok()) return re.status();
     ins->patterns.push_back(PatternChild{*std::move(re), name, where, *n});
     allowed->push_back(absl::StrCat("/", name, "/"));

@@ -23,7 +23,7 @@ absl::Status Compiler::Pattern(const Ctx& c) {
   const Json& s = *c.schema;
   const std::string where = Join(c.where, "pattern");
   if (!s["pattern"].is_string()) return Refuse(where, "must be a string");
-  auto re = InternEcmaRegex(s["pattern"].get<std::string>(), where);
+  auto re = Regex(s["pattern"].get<std::string>(), where);
   if (!re.ok()) return re.status();
   Instr& ins = Add(c, Op::kPattern, "pattern", kString);
   ins.patterns.push_back(PatternChild{*std::move(re),
@@ -32,6 +32,17 @@ absl::Status Compiler::Pattern(const Ctx& c) {
   ins.expected = absl::StrCat("a string matching /",
                               s["pattern"].get<std::string>(), "/");
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<const RE2>> Compiler::Regex(
+    absl::string_view pattern, const std::string& where) {
+  bool compiled_now = false;
+  auto re = InternEcmaRegex(pattern, where, options_.max_pattern_instructions,
+                            &compiled_now);
+  if (re.ok() && !compiled_now) {
+    program_->reused_pattern_bytes += PatternBytes(**re);
+  }
+  return re;
 }
 
 // Only when CompileOptions::format_assertion; otherwise an annotation.

@@ -83,6 +83,10 @@ class Compiler {
 
   // compiler_formats.cc.
   absl::Status Pattern(const Ctx& c);
+  // InternEcmaRegex under the options' bound, tallying what was found
+  // compiled already (program_->reused_pattern_bytes).
+  absl::StatusOr<std::shared_ptr<const RE2>> Regex(absl::string_view pattern,
+                                                   const std::string& where);
   absl::Status FormatAssertion(const Ctx& c);
 
   // compiler_applicators.cc: keywords with subschemas.

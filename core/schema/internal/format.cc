@@ -278,7 +278,7 @@ bool JsonPointer(absl::string_view s) {
   return true;
 }
 
-bool Regex(absl::string_view s) { return CompileEcmaRegex(s, "").ok(); }
+bool Regex(absl::string_view s) { return IsEcmaRegex(s); }
 
 }  // namespace
 

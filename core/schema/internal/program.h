@@ -150,11 +150,20 @@ struct Program {
   uint64_t max_steps = 0;
   // Compile-time warnings (unknown keywords); never read by the evaluator.
   std::vector<std::string> warnings;
+  // PatternBytes of the patterns found compiled already (interned) when
+  // this program was compiled: the part of its size that cost no work.
+  size_t reused_pattern_bytes = 0;
+  // Registry::values_read() of its compilation.
+  size_t values_read = 0;
 };
 
 // Approximate heap bytes `program` holds (program_bytes.cc). An interned
-// regex counts its size divided by the number of its users.
-size_t ProgramBytes(const Program& program);
+// regex counts its size divided by the number of its users (kShared), or
+// whole (kWhole: what the program costs alone, the same on every replica).
+enum class Sharing { kShared, kWhole };
+size_t ProgramBytes(const Program& program, Sharing sharing = Sharing::kShared);
+// What one pattern counts whole in ProgramBytes.
+size_t PatternBytes(const RE2& re);
 
 }  // namespace internal
 }  // namespace schema

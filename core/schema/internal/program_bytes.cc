@@ -17,7 +17,7 @@ using heap_bytes::Chunk;
 using heap_bytes::Str;
 using heap_bytes::Vec;
 
-size_t InstrBytes(const Instr& ins) {
+size_t InstrBytes(const Instr& ins, Sharing sharing) {
   size_t n = Str(ins.keyword) + Str(ins.schema_pointer) + Str(ins.expected) +
              Str(ins.additional_pointer) + Str(ins.dynamic_anchor) +
              Vec(ins.nodes) + Vec(ins.props) + Vec(ins.cheap_props) +
@@ -28,8 +28,9 @@ size_t InstrBytes(const Instr& ins) {
     n += Str(p.source) + Str(p.schema_pointer);
     // Interned: each user carries its share, so the shares of all live
     // schemas add up to the RE2's size.
-    const long users = std::max(1L, p.re.use_count());
-    n += (Chunk(24) + RegexBytes(*p.re)) / static_cast<size_t>(users);
+    const long users =
+        sharing == Sharing::kWhole ? 1L : std::max(1L, p.re.use_count());
+    n += PatternBytes(*p.re) / static_cast<size_t>(users);
   }
   for (const std::string& s : ins.names) n += Str(s);
   for (const auto& [prop, list] : ins.dependent) {
@@ -46,12 +47,14 @@ size_t InstrBytes(const Instr& ins) {
 
 }  // namespace
 
-size_t ProgramBytes(const Program& p) {
+size_t PatternBytes(const RE2& re) { return Chunk(24) + RegexBytes(re); }
+
+size_t ProgramBytes(const Program& p, Sharing sharing) {
   size_t n = Chunk(sizeof(Program)) + Vec(p.nodes) + Vec(p.resources) +
              Vec(p.warnings);
   for (const auto& node : p.nodes) {
     n += Chunk(sizeof(Node)) + Str(node->pointer) + Vec(node->instrs);
-    for (const Instr& ins : node->instrs) n += InstrBytes(ins);
+    for (const Instr& ins : node->instrs) n += InstrBytes(ins, sharing);
   }
   for (const ResourceAnchors& r : p.resources) {
     n += Vec(r.dynamic);

@@ -270,11 +270,26 @@ absl::StatusOr<std::unique_ptr<RE2>> CompileRe2(const std::string& translated,
   options.set_log_errors(false);
   options.set_encoding(RE2::Options::EncodingUTF8);
   auto re = std::make_unique<RE2>(translated, options);
-  if (!re->ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("pattern at ", pointer, " is refused: ", re->error()));
-  }
-  return re;
+  if (re->ok()) return re;
+  const bool too_large = re->error_code() == RE2::ErrorPatternTooLarge ||
+                         re->error_code() == RE2::ErrorRepeatSize;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "pattern at ", pointer, " is refused: ",
+      too_large ? "schema_too_complex: its program would be too large (" : "",
+      re->error(), too_large ? ")" : ""));
+}
+
+bool IsEcmaRegex(absl::string_view s) {
+  auto translated = TranslateEcmaRegex(s);
+  if (!translated.ok()) return false;
+  RE2::Options options;
+  options.set_log_errors(false);
+  options.set_encoding(RE2::Options::EncodingUTF8);
+  // Room for ~1,000 instructions: RE2 parses the whole pattern (and checks
+  // its repetition counts) before it compiles, and stops compiling there.
+  options.set_max_mem(int64_t{96} << 10);
+  RE2 re(*translated, options);
+  return re.ok() || re.error_code() == RE2::ErrorPatternTooLarge;
 }
 
 }  // namespace internal

@@ -24,20 +24,52 @@ WeakIntern<RE2>& Cache() {
 
 }  // namespace
 
+namespace {
+
+// The bound checked on every use, found in the cache or compiled: a
+// pattern another schema compiled under a larger bound is still refused.
+absl::Status CheckSize(const RE2& re, absl::string_view pointer,
+                       int max_instructions) {
+  if (re.ProgramSize() <= max_instructions) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "pattern at ", pointer,
+      " is refused: schema_too_complex: it compiles to ", re.ProgramSize(),
+      " RE2 instructions, more than ", max_instructions,
+      " (max_pattern_instructions); a counted repetition copies its operand "
+      "(\\p{L}{300} is 300 copies of a ~1,200-instruction class): bound "
+      "the length with maxLength instead"));
+}
+
+}  // namespace
+
 absl::StatusOr<std::shared_ptr<const RE2>> InternEcmaRegex(
-    absl::string_view pattern, absl::string_view pointer) {
+    absl::string_view pattern, absl::string_view pointer, int max_instructions,
+    bool* compiled_now) {
+  if (compiled_now != nullptr) *compiled_now = false;
   auto translated = TranslateEcmaRegex(pattern);
   if (!translated.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("pattern at ", pointer,
                      " is refused: ", translated.status().message()));
   }
-  if (auto live = Cache().Find(*translated)) return live;
-  // Compiled outside the lock: a large pattern takes milliseconds.
-  auto re = CompileRe2(*translated, pointer);
-  if (!re.ok()) return re.status();
-  return Cache().Insert(*translated,
-                        std::shared_ptr<const RE2>(*std::move(re)));
+  std::shared_ptr<const RE2> re = Cache().Find(*translated);
+  if (re == nullptr) {
+    // Compiled outside the lock: a large pattern takes milliseconds.
+    auto compiled = CompileRe2(*translated, pointer);
+    if (!compiled.ok()) return compiled.status();
+    // Not interned when refused: nothing keeps a refused program alive.
+    if (absl::Status s = CheckSize(**compiled, pointer, max_instructions);
+        !s.ok()) {
+      return s;
+    }
+    if (compiled_now != nullptr) *compiled_now = true;
+    return Cache().Insert(*translated,
+                          std::shared_ptr<const RE2>(*std::move(compiled)));
+  }
+  if (absl::Status s = CheckSize(*re, pointer, max_instructions); !s.ok()) {
+    return s;
+  }
+  return re;
 }
 
 size_t RegexBytes(const RE2& re) {

@@ -78,8 +78,8 @@ absl::Status Registry::AddRoot(const Json& schema) {
                      options_.default_dialect);
 }
 
-absl::Status Registry::CheckSize(const Json& doc,
-                                 const std::string& uri) const {
+absl::Status Registry::CheckSize(const Json& doc, const std::string& uri,
+                                 size_t* values) const {
   // Iterative walk: the document may be as deep as the parser allowed.
   std::vector<std::pair<const Json*, int>> stack{{&doc, 1}};
   size_t nodes = 0;
@@ -100,13 +100,17 @@ absl::Status Registry::CheckSize(const Json& doc,
       for (const Json& child : *v) stack.push_back({&child, depth + 1});
     }
   }
+  *values = nodes;
   return absl::OkStatus();
 }
 
 absl::Status Registry::AddDocument(const std::string& uri, Json json,
                                    Dialect fallback, bool builtin) {
-  absl::Status size = CheckSize(json, uri == kDefaultBase ? "" : uri);
+  size_t values = 0;
+  absl::Status size =
+      CheckSize(json, uri == kDefaultBase ? "" : uri, &values);
   if (!size.ok()) return size;
+  if (!builtin) values_read_ += values;
   const int doc = static_cast<int>(docs_.size());
   docs_.push_back(std::move(json));
   doc_uris_.push_back(uri);

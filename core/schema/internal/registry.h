@@ -78,10 +78,17 @@ class Registry {
   // "pointer" for the root document, "uri#pointer" for others.
   std::string Where(const Location& loc) const;
 
+  // JSON values in the documents read (the root and the caller's, not the
+  // built-in metaschemas): what the metaschema check walks, a large part
+  // of a compile's work.
+  size_t values_read() const { return values_read_; }
+
  private:
   absl::Status AddDocument(const std::string& uri, Json json,
                            Dialect fallback, bool builtin = false);
-  absl::Status CheckSize(const Json& doc, const std::string& uri) const;
+  // Also counts the values into `*values`.
+  absl::Status CheckSize(const Json& doc, const std::string& uri,
+                         size_t* values) const;
   absl::Status Scan(int doc, const Json& v, const std::string& ptr, int res,
                     int depth);
   absl::Status ScanChildren(int doc, const Json& v, const std::string& ptr,
@@ -102,6 +109,7 @@ class Registry {
   absl::flat_hash_map<std::string, int> by_uri_;
   absl::flat_hash_map<std::string, int> resource_at_;  // doc:ptr -> res
   int metaschema_depth_ = 0;
+  size_t values_read_ = 0;
 };
 
 // Canonical form of a $schema / document URI: no empty trailing fragment.

@@ -3,6 +3,6 @@
 import cjs from "../cjs/index.js";
 
 export const {
-  Gate, Run, DenyError, gated, modelOutput, reshape, toPlain,
+  Gate, Run, DenyError, gated, modelOutput, reshape, toPlain, parseExact,
 } = cjs;
 export default cjs;

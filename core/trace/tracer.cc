@@ -1,0 +1,192 @@
+#include "core/trace/tracer.h"
+
+#include <cstring>
+#include <utility>
+
+#include <random>
+
+namespace toolgate::trace {
+namespace {
+
+int64_t NowNanos() { return absl::ToUnixNanos(absl::Now()); }
+
+// Trace and span ids need to be unique, not secret: a per-thread PRNG
+// seeded from the OS.
+std::mt19937_64& Random() {
+  thread_local std::mt19937_64 gen{std::random_device{}()};
+  return gen;
+}
+
+template <size_t N>
+std::array<uint8_t, N> RandomId() {
+  std::array<uint8_t, N> id{};
+  // An all-zero id is invalid (W3C); the chance is 2^-64, but never send one.
+  while (true) {
+    for (size_t i = 0; i < N; i += 8) {
+      const uint64_t v = Random()();
+      memcpy(id.data() + i, &v, N - i < 8 ? N - i : 8);
+    }
+    for (uint8_t b : id) {
+      if (b != 0) return id;
+    }
+  }
+}
+
+}  // namespace
+
+Tracer::Tracer(TracerOptions options, std::unique_ptr<SpanExporter> exporter)
+    : options_(options), exporter_(std::move(exporter)) {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+Tracer::~Tracer() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  thread_.join();
+}
+
+bool Tracer::Sampled(const std::optional<TraceContext>& parent,
+                     const TraceId& trace_id) const {
+  if (parent.has_value()) return parent->sampled;
+  if (options_.sample_ratio >= 1.0) return true;
+  if (options_.sample_ratio <= 0.0) return false;
+  // OpenTelemetry's TraceIdRatioBased: the id's low 8 bytes against the
+  // ratio's share of 2^63, so every service sampling at a ratio agrees.
+  uint64_t low = 0;
+  for (size_t i = 8; i < 16; ++i) low = (low << 8) | trace_id[i];
+  low >>= 1;
+  return low < static_cast<uint64_t>(options_.sample_ratio * 9223372036854775808.0);
+}
+
+void Tracer::Submit(std::vector<SpanData> spans) {
+  absl::MutexLock lock(&mu_);
+  if (stopping_ || queue_.size() + spans.size() > options_.max_queued_spans) {
+    dropped_.fetch_add(spans.size(), std::memory_order_relaxed);
+    return;
+  }
+  for (SpanData& s : spans) queue_.push_back(std::move(s));
+}
+
+std::vector<SpanData> Tracer::NextBatch() {
+  absl::MutexLock lock(&mu_);
+  auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return stopping_ || queue_.size() >= options_.max_batch;
+  };
+  mu_.AwaitWithTimeout(absl::Condition(&ready), options_.flush_interval);
+  std::vector<SpanData> batch;
+  const size_t n = std::min(queue_.size(), options_.max_batch);
+  batch.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    batch.push_back(std::move(queue_.front()));
+    queue_.pop_front();
+  }
+  return batch;
+}
+
+void Tracer::Loop() {
+  for (;;) {
+    std::vector<SpanData> batch = NextBatch();
+    bool stopping;
+    {
+      absl::MutexLock lock(&mu_);
+      stopping = stopping_;
+    }
+    if (batch.empty()) {
+      if (stopping) return;
+      continue;
+    }
+    const absl::Status sent = exporter_->Export(batch);
+    (sent.ok() ? exported_ : dropped_)
+        .fetch_add(batch.size(), std::memory_order_relaxed);
+    if (!sent.ok() && stopping) {
+      // Shutting down with a collector that fails: one attempt, not one
+      // deadline per queued batch.
+      absl::MutexLock lock(&mu_);
+      dropped_.fetch_add(queue_.size(), std::memory_order_relaxed);
+      queue_.clear();
+      return;
+    }
+  }
+}
+
+RequestTrace::RequestTrace(Tracer* tracer, absl::string_view name,
+                           const std::optional<TraceContext>& parent)
+    : tracer_(nullptr) {
+  if (tracer == nullptr) return;
+  SpanData root;
+  root.trace_id = parent.has_value() ? parent->trace_id : RandomId<16>();
+  if (!tracer->Sampled(parent, root.trace_id)) return;
+  tracer_ = tracer;
+  root.span_id = RandomId<8>();
+  if (parent.has_value()) {
+    root.parent_span_id = parent->span_id;
+    root.tracestate = parent->tracestate;
+  }
+  root.name = std::string(name);
+  root.server = true;
+  root.start_unix_nanos = NowNanos();
+  spans_.reserve(16);
+  spans_.push_back(std::move(root));
+}
+
+RequestTrace::RequestTrace(RequestTrace&& other) noexcept
+    : tracer_(other.tracer_), spans_(std::move(other.spans_)) {
+  other.tracer_ = nullptr;
+}
+
+RequestTrace::~RequestTrace() { End(); }
+
+void RequestTrace::Set(absl::string_view key, AttributeValue value) {
+  if (tracer_ == nullptr) return;
+  spans_[0].attributes.push_back({std::string(key), std::move(value)});
+}
+
+void RequestTrace::SetError(absl::string_view message) {
+  if (tracer_ == nullptr) return;
+  spans_[0].error = true;
+  spans_[0].status_message = std::string(message);
+}
+
+size_t RequestTrace::StartChild(absl::string_view name) {
+  if (tracer_ == nullptr) return 0;
+  SpanData child;
+  child.trace_id = spans_[0].trace_id;
+  child.span_id = RandomId<8>();
+  child.parent_span_id = spans_[0].span_id;
+  child.tracestate = spans_[0].tracestate;
+  child.name = std::string(name);
+  child.start_unix_nanos = NowNanos();
+  spans_.push_back(std::move(child));
+  return spans_.size() - 1;
+}
+
+void RequestTrace::EndChild(size_t child) {
+  if (tracer_ == nullptr || child == 0 || child >= spans_.size()) return;
+  if (spans_[child].end_unix_nanos == 0) spans_[child].end_unix_nanos = NowNanos();
+}
+
+void RequestTrace::SetOnChild(size_t child, absl::string_view key,
+                              AttributeValue value) {
+  if (tracer_ == nullptr || child == 0 || child >= spans_.size()) return;
+  spans_[child].attributes.push_back({std::string(key), std::move(value)});
+}
+
+std::string RequestTrace::Traceparent() const {
+  if (tracer_ == nullptr) return "";
+  return FormatTraceparent(spans_[0].trace_id, spans_[0].span_id, true);
+}
+
+void RequestTrace::End() {
+  if (tracer_ == nullptr) return;
+  const int64_t now = NowNanos();
+  for (SpanData& s : spans_) {
+    if (s.end_unix_nanos == 0) s.end_unix_nanos = now;
+  }
+  Tracer* tracer = tracer_;
+  tracer_ = nullptr;
+  tracer->Submit(std::move(spans_));
+}
+
+}  // namespace toolgate::trace

@@ -1,0 +1,154 @@
+// Spans of toolgate's decisions, exported in batches off the request path.
+//
+// One RequestTrace per RPC: a server span (a child of the caller's
+// `traceparent` when one came) and a child span per pipeline stage that
+// ran. A request records its spans without locks (one thread at a time)
+// and hands them to the Tracer once, when the server span ends. The
+// Tracer queues them (bounded) and exports them on its own thread, so
+// exporting never blocks or slows a decision: a full queue or a failed
+// export drops the spans and counts them (dropped()).
+//
+// Sampling is parent-based: a caller's sampled flag is followed; a new
+// trace is sampled with probability sample_ratio (OpenTelemetry's
+// TraceIdRatioBased over the trace id). An unsampled RequestTrace records
+// nothing; with tracing off there is no Tracer and no RequestTrace at all.
+//
+// Attributes never carry argument values, tool output, tokens or
+// protected texts: callers set codes, names and ids only.
+//
+// Thread-safety: Tracer is thread-safe. A RequestTrace belongs to one
+// request; it may move between threads but is used by one at a time.
+#ifndef TOOLGATE_CORE_TRACE_TRACER_H_
+#define TOOLGATE_CORE_TRACE_TRACER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "core/trace/trace_context.h"
+
+namespace toolgate::trace {
+
+using AttributeValue =
+    std::variant<std::string, int64_t, bool, std::vector<std::string>>;
+
+struct Attribute {
+  std::string key;
+  AttributeValue value;
+};
+
+struct SpanData {
+  TraceId trace_id{};
+  SpanId span_id{};
+  SpanId parent_span_id{};  // All zero: a root span.
+  std::string tracestate;
+  std::string name;
+  bool server = false;  // SPAN_KIND_SERVER; else INTERNAL.
+  int64_t start_unix_nanos = 0;
+  int64_t end_unix_nanos = 0;
+  std::vector<Attribute> attributes;
+  bool error = false;  // STATUS_CODE_ERROR; else unset.
+  std::string status_message;
+};
+
+class SpanExporter {
+ public:
+  virtual ~SpanExporter() = default;
+  // Sends one batch. Called on the Tracer's thread only; must return
+  // within its own deadline (a dead collector must not hold the thread).
+  virtual absl::Status Export(const std::vector<SpanData>& spans) = 0;
+};
+
+struct TracerOptions {
+  double sample_ratio = 1.0;  // For traces toolgate starts.
+  size_t max_queued_spans = 8192;
+  size_t max_batch = 512;
+  absl::Duration flush_interval = absl::Milliseconds(500);
+};
+
+class Tracer {
+ public:
+  Tracer(TracerOptions options, std::unique_ptr<SpanExporter> exporter);
+  // Exports what is queued (once, bounded by the exporter's deadline) and
+  // stops the thread.
+  ~Tracer();
+  Tracer(const Tracer&) = delete;
+  Tracer& operator=(const Tracer&) = delete;
+
+  bool Sampled(const std::optional<TraceContext>& parent,
+               const TraceId& trace_id) const;
+  // Queues one request's spans, or drops (and counts) them all when they
+  // do not fit.
+  void Submit(std::vector<SpanData> spans);
+
+  uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+  uint64_t exported() const {
+    return exported_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  void Loop();
+  // Up to max_batch spans, waiting for a full batch, the flush interval
+  // or the end; empty when stopping with nothing queued.
+  std::vector<SpanData> NextBatch();
+
+  const TracerOptions options_;
+  const std::unique_ptr<SpanExporter> exporter_;
+  std::atomic<uint64_t> dropped_{0};
+  std::atomic<uint64_t> exported_{0};
+  absl::Mutex mu_;
+  std::deque<SpanData> queue_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+class RequestTrace {
+ public:
+  // `tracer` may be null (tracing off): nothing is recorded.
+  RequestTrace(Tracer* tracer, absl::string_view name,
+               const std::optional<TraceContext>& parent);
+  // Ends the server span (if End was not called) and submits.
+  ~RequestTrace();
+  RequestTrace(const RequestTrace&) = delete;
+  RequestTrace& operator=(const RequestTrace&) = delete;
+  // Moving hands the spans over; the moved-from trace records nothing.
+  RequestTrace(RequestTrace&& other) noexcept;
+  RequestTrace& operator=(RequestTrace&&) = delete;
+
+  bool recording() const { return tracer_ != nullptr; }
+
+  // On the server span.
+  void Set(absl::string_view key, AttributeValue value);
+  void SetError(absl::string_view message);
+
+  // A child of the server span, started now: its index. Ended by
+  // EndChild (a child never ended ends with the server span).
+  size_t StartChild(absl::string_view name);
+  void EndChild(size_t child);
+  void SetOnChild(size_t child, absl::string_view key, AttributeValue value);
+
+  // traceparent of the server span, for whatever toolgate calls next.
+  std::string Traceparent() const;
+
+  // Ends the server span now and submits the request's spans.
+  void End();
+
+ private:
+  Tracer* tracer_;  // Null once submitted or when not recording.
+  std::vector<SpanData> spans_;  // [0] is the server span.
+};
+
+}  // namespace toolgate::trace
+
+#endif  // TOOLGATE_CORE_TRACE_TRACER_H_

@@ -1,0 +1,150 @@
+#include "core/trace/tracer.h"
+
+#include <atomic>
+#include <thread>
+
+#include "absl/synchronization/notification.h"
+#include "gtest/gtest.h"
+
+namespace toolgate::trace {
+namespace {
+
+// What the exporter below received; outlives the tracer that owns it.
+struct Received {
+  absl::Mutex mu;
+  std::vector<SpanData> spans;
+  std::vector<SpanData> Get() {
+    absl::MutexLock lock(&mu);
+    return spans;
+  }
+};
+
+// Keeps what it is given; can be made to fail or to block.
+class RecordingExporter : public SpanExporter {
+ public:
+  explicit RecordingExporter(Received* into = nullptr) : into_(into) {}
+  absl::Status Export(const std::vector<SpanData>& spans) override {
+    if (block_ != nullptr) block_->WaitForNotification();
+    if (fail_) return absl::UnavailableError("collector down");
+    if (into_ != nullptr) {
+      absl::MutexLock lock(&into_->mu);
+      into_->spans.insert(into_->spans.end(), spans.begin(), spans.end());
+    }
+    return absl::OkStatus();
+  }
+  bool fail_ = false;
+  absl::Notification* block_ = nullptr;
+
+ private:
+  Received* into_;
+};
+
+TracerOptions Fast() {
+  TracerOptions o;
+  o.flush_interval = absl::Milliseconds(5);
+  return o;
+}
+
+TEST(RequestTrace, AServerSpanWithStageChildrenUnderTheCallersTrace) {
+  Received received;
+  {
+    Tracer tracer(Fast(), std::make_unique<RecordingExporter>(&received));
+    std::optional<TraceContext> parent = ParseTraceparent(
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "k=v");
+    RequestTrace t(&tracer, "toolgate.v1.ToolGate/ValidateToolCall", parent);
+    ASSERT_TRUE(t.recording());
+    const size_t a = t.StartChild("resolve");
+    t.EndChild(a);
+    const size_t b = t.StartChild("decide");
+    t.SetOnChild(b, "toolgate.decision", std::string("ALLOW"));
+    t.EndChild(b);
+    t.Set("rpc.system", std::string("grpc"));
+    EXPECT_EQ(t.Traceparent().substr(0, 36),
+              "00-4bf92f3577b34da6a3ce929d0e0e4736-");
+    t.End();
+  }  // The tracer flushes on destruction.
+  std::vector<SpanData> spans = received.Get();
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_TRUE(spans[0].server);
+  EXPECT_EQ(Hex(spans[0].parent_span_id.data(), 8), "00f067aa0ba902b7");
+  EXPECT_EQ(spans[0].tracestate, "k=v");
+  EXPECT_EQ(spans[1].name, "resolve");
+  EXPECT_EQ(spans[2].name, "decide");
+  for (size_t i = 1; i < 3; ++i) {
+    EXPECT_EQ(spans[i].trace_id, spans[0].trace_id);
+    EXPECT_EQ(spans[i].parent_span_id, spans[0].span_id);
+    EXPECT_FALSE(spans[i].server);
+    EXPECT_LE(spans[0].start_unix_nanos, spans[i].start_unix_nanos);
+    EXPECT_LE(spans[i].end_unix_nanos, spans[0].end_unix_nanos);
+  }
+  EXPECT_LE(spans[1].end_unix_nanos, spans[2].start_unix_nanos);
+  EXPECT_EQ(spans[2].attributes.size(), 1u);
+}
+
+TEST(RequestTrace, FollowsTheCallersUnsampledFlagAndRecordsNothing) {
+  auto* exporter = new RecordingExporter;
+  Tracer tracer(Fast(), std::unique_ptr<SpanExporter>(exporter));
+  RequestTrace t(&tracer, "x",
+                 ParseTraceparent(
+                     "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00", ""));
+  EXPECT_FALSE(t.recording());
+  t.StartChild("resolve");
+  EXPECT_EQ(t.Traceparent(), "");
+}
+
+TEST(RequestTrace, NoTracerNoRecording) {
+  RequestTrace t(nullptr, "x", std::nullopt);
+  EXPECT_FALSE(t.recording());
+  EXPECT_EQ(t.StartChild("a"), 0u);
+  t.End();
+}
+
+TEST(Tracer, RatioSamplingOfNewTraces) {
+  TracerOptions o = Fast();
+  o.sample_ratio = 0.25;
+  Tracer tracer(o, std::make_unique<RecordingExporter>());
+  int sampled = 0;
+  for (int i = 0; i < 4000; ++i) {
+    RequestTrace t(&tracer, "x", std::nullopt);
+    sampled += t.recording() ? 1 : 0;
+  }
+  EXPECT_GT(sampled, 800);
+  EXPECT_LT(sampled, 1200);
+  o.sample_ratio = 0;
+  Tracer none(o, std::make_unique<RecordingExporter>());
+  EXPECT_FALSE(RequestTrace(&none, "x", std::nullopt).recording());
+}
+
+TEST(Tracer, AFullQueueDropsAndCountsWithoutBlocking) {
+  absl::Notification release;
+  auto* exporter = new RecordingExporter;
+  exporter->block_ = &release;
+  TracerOptions o = Fast();
+  o.max_queued_spans = 100;
+  o.max_batch = 10;
+  Tracer tracer(o, std::unique_ptr<SpanExporter>(exporter));
+  // The exporter is stuck on its first batch; requests keep deciding.
+  for (int i = 0; i < 1000; ++i) {
+    RequestTrace t(&tracer, "x", std::nullopt);
+    t.StartChild("stage");
+  }
+  EXPECT_GE(tracer.dropped(), 2000u - 100u - 10u);
+  release.Notify();
+}
+
+TEST(Tracer, FailedExportsAreCountedAsDropped) {
+  auto* exporter = new RecordingExporter;
+  exporter->fail_ = true;
+  {
+    Tracer tracer(Fast(), std::unique_ptr<SpanExporter>(exporter));
+    for (int i = 0; i < 10; ++i) RequestTrace(&tracer, "x", std::nullopt);
+    for (int i = 0; i < 200 && tracer.dropped() < 10; ++i) {
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+    EXPECT_EQ(tracer.dropped(), 10u);
+    EXPECT_EQ(tracer.exported(), 0u);
+  }
+}
+
+}  // namespace
+}  // namespace toolgate::trace

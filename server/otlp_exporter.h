@@ -1,0 +1,62 @@
+// Exports toolgate's spans over OTLP/gRPC (--otlp_endpoint) to an
+// OpenTelemetry collector: opentelemetry.proto.collector.trace.v1
+// TraceService/Export, one call per batch, with a deadline, from the
+// tracer's own thread (core/trace/tracer.h). Built on OpenTelemetry's own
+// protos (proto/opentelemetry, unchanged) and the gRPC toolgate already
+// links: Debian ships no OpenTelemetry C++ SDK, and an exporter is small.
+//
+// Thread-safety: Export is called from one thread (the tracer's); the
+// conversion functions keep no state.
+#ifndef TOOLGATE_SERVER_OTLP_EXPORTER_H_
+#define TOOLGATE_SERVER_OTLP_EXPORTER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "core/trace/tracer.h"
+#include "grpcpp/grpcpp.h"
+#include "opentelemetry/proto/collector/trace/v1/trace_service.grpc.pb.h"
+
+namespace toolgate {
+namespace server {
+
+struct OtlpOptions {
+  std::string endpoint;  // HOST:PORT of the collector's OTLP/gRPC receiver.
+  std::string ca_pem;    // TLS roots (--otlp_ca_file); empty: plaintext.
+  absl::Duration timeout = absl::Seconds(1);  // Per Export call.
+  std::string service_version;
+};
+
+// The request one batch becomes: one ResourceSpans (service.name
+// "toolgate", service.version, service.instance.id), one ScopeSpans
+// (scope "toolgate").
+opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest
+ToOtlpRequest(const std::vector<trace::SpanData>& spans,
+              const OtlpOptions& options, const std::string& instance_id);
+
+class OtlpExporter : public trace::SpanExporter {
+ public:
+  // INVALID_ARGUMENT for an empty endpoint. Connecting is lazy: a
+  // collector that is down at start costs dropped spans, not the start.
+  static absl::StatusOr<std::unique_ptr<OtlpExporter>> Create(
+      OtlpOptions options);
+
+  absl::Status Export(const std::vector<trace::SpanData>& spans) override;
+
+ private:
+  OtlpExporter(OtlpOptions options, std::shared_ptr<grpc::Channel> channel);
+
+  const OtlpOptions options_;
+  const std::string instance_id_;
+  std::unique_ptr<
+      opentelemetry::proto::collector::trace::v1::TraceService::Stub>
+      stub_;
+};
+
+}  // namespace server
+}  // namespace toolgate
+
+#endif  // TOOLGATE_SERVER_OTLP_EXPORTER_H_
