@@ -11,6 +11,9 @@ cd "$(dirname "$0")/.."
 repo="$(pwd)"
 export TOOLGATE_SERVER="${TOOLGATE_SERVER:-$repo/bazel-bin/server/toolgate}"
 export TOOLGATE_CTL="${TOOLGATE_CTL:-$repo/bazel-bin/client/toolgatectl}"
+# The Node client's trace test runs tests/trace/otlp_receiver.py, which
+# compiles OpenTelemetry's protos from here (as scripts/test.sh passes them).
+export TOOLGATE_OTEL_PROTO_DIR="${TOOLGATE_OTEL_PROTO_DIR:-$(cd .. && pwd)/shared/otel-proto}"
 passed=0
 failed=0
 stage() {  # stage NAME DIR COMMAND...

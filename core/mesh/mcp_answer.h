@@ -54,6 +54,10 @@ struct HttpAnswer {
   int status = 0;  // 0 when unknown: not 2xx.
   std::string content_type;
   absl::string_view body;  // Not owned.
+  // Content-Encoding as sent (headers sent twice joined by ','); empty
+  // when absent. Anything but identity is refused: the client would
+  // decode bytes toolgate never read.
+  std::string content_encoding;
 };
 
 // The check of one response (or one raw REST answer).
