@@ -6,6 +6,7 @@ import pytest
 
 import toolgate
 import toolgate.aio
+from conftest import ADMIN_TOKEN
 
 PYTHONIC = "[update_ticket(ticket_id='TCK-004242', priority='urgent')]"
 ARGS = {"priority": "urgent", "ticket_id": "TCK-004242"}
@@ -50,7 +51,7 @@ def test_unknown_format_names_are_refused_before_sending(gate, snapshot, bad):
 
 def test_async_open_run_takes_the_format(server, manifest):
     async def go():
-        async with toolgate.aio.Gate(server) as gate:
+        async with toolgate.aio.Gate(server, admin_token=ADMIN_TOKEN) as gate:
             await gate.create_snapshot(manifest, name="aio-formats")
             async with await gate.open_run("aio-formats",
                                            text_format="granite") as run:
