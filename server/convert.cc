@@ -140,6 +140,10 @@ ValidateCallRequest FromProto(const v1::ValidateToolCallRequest& request) {
   out.text_format = FromProto(request.text_format());
   out.approval_id = request.approval_id();
   out.forward_as_sent = request.forward_as_sent();
+  if (!request.mcp_request_id().empty()) {
+    out.source = std::string(kMcpStdioSource);
+    out.mcp_request_id = request.mcp_request_id();
+  }
   return out;
 }
 
@@ -258,6 +262,10 @@ ValidateOutputRequest FromProto(const v1::ValidateToolOutputRequest& request) {
       break;
     default:
       out.mode = output::OutputMode::kUnspecified;  // Fail closed.
+  }
+  if (!request.mcp_request_id().empty()) {
+    out.source = std::string(kMcpStdioSource);
+    out.mcp_request_id = request.mcp_request_id();
   }
   return out;
 }

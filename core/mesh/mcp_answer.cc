@@ -25,6 +25,7 @@ ValidateOutputRequest OutputRequest(const AnswerAsk& ask,
   request.mode = output::OutputMode::kFailClosed;
   request.cancel = ask.cancel;
   request.source = ask.source;
+  request.mcp_request_id = ask.mcp_request_id;
   return request;
 }
 

@@ -47,6 +47,8 @@ struct AnswerAsk {
   std::string run_token;
   CancelToken cancel;
   std::string source;  // The audit record's source ("envoy_ext_proc").
+  // The stdio gateway's JSON-RPC id (canonical JSON) for the audit record.
+  std::string mcp_request_id;
 };
 
 // A tool's answer as HTTP delivered it.
