@@ -215,6 +215,9 @@ absl::Status FillOpenRun(CommandContext& ctx, v1::OpenRunRequest* request) {
     }
     (request->*limit.set)(value);
   }
+  absl::StatusOr<std::optional<v1::TextFormat>> format = TextFormatFlag(ctx);
+  if (!format.ok()) return format.status();
+  if (format->has_value()) request->set_text_format(**format);
   return absl::OkStatus();
 }
 
@@ -319,7 +322,8 @@ const std::vector<Command>& Commands() {
                  {"context", "KEY=VALUE", /*repeatable=*/true},
                  {"max-rejects", "N"},
                  {"kill-switch-threshold", "N"},
-                 {"kill-switch-window", "N"}}),
+                 {"kill-switch-window", "N"},
+                 {"text-format", "FORMAT"}}),
        Rpc(&ToolGateClient::OpenRun, &FillOpenRun)},
       {"close-run", RunFlags(),
        Rpc(&ToolGateClient::CloseRun,
@@ -334,6 +338,7 @@ const std::vector<Command>& Commands() {
                  {"stream", "FILE|-"},
                  {"stream-format", "FORMAT"},
                  {"repair", "strict|syntax"},
+                 {"text-format", "FORMAT"},
                  {"approval-id", "ID"}}),
        Rpc(&ToolGateClient::ValidateToolCall, &FillValidate, &ExitOnDecision)},
       {"approvals list", RpcFlags({{"run", "ID"}, {"state", "STATE"}}),

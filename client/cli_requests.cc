@@ -58,6 +58,9 @@ absl::StatusOr<v1::StreamFormat> ParseStreamFormat(const std::string& value) {
   return format;
 }
 
+constexpr char kTextFormats[] =
+    "hermes|mistral|llama3_json|pythonic|granite|deepseek_v3";
+
 // --stream FILE (one event per line, or an SSE capture) with its
 // --stream-format: the events sent as stream_events.
 absl::Status FillStream(CommandContext& ctx,
@@ -118,6 +121,21 @@ absl::Status FillOutputFields(CommandContext& ctx,
 
 }  // namespace
 
+absl::StatusOr<std::optional<v1::TextFormat>> TextFormatFlag(
+    CommandContext& ctx) {
+  std::optional<std::string> value = ctx.flags.Get("text-format");
+  if (!value.has_value()) return std::optional<v1::TextFormat>();
+  std::string name = absl::AsciiStrToUpper(*value);
+  if (!absl::StartsWith(name, "TEXT_FORMAT_")) name = "TEXT_FORMAT_" + name;
+  v1::TextFormat format = v1::TEXT_FORMAT_UNSPECIFIED;
+  if (!v1::TextFormat_Parse(name, &format) ||
+      format == v1::TEXT_FORMAT_UNSPECIFIED) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--text-format must be ", kTextFormats, ", got \"", *value, "\""));
+  }
+  return std::optional<v1::TextFormat>(format);
+}
+
 absl::Status FillValidate(CommandContext& ctx,
                           v1::ValidateToolCallRequest* request) {
   if (absl::Status s = FillTarget(ctx, request); !s.ok()) return s;
@@ -142,6 +160,9 @@ absl::Status FillValidate(CommandContext& ctx,
     }
   }
   if (absl::Status s = FillRepair(ctx, request); !s.ok()) return s;
+  absl::StatusOr<std::optional<v1::TextFormat>> format = TextFormatFlag(ctx);
+  if (!format.ok()) return format.status();
+  if (format->has_value()) request->set_text_format(**format);
   if (std::optional<std::string> id = ctx.flags.Get("approval-id")) {
     request->set_approval_id(*id);
   }

@@ -42,8 +42,14 @@ absl::Status FillRunCredentials(CommandContext& ctx, Request* request) {
   return absl::OkStatus();
 }
 
+// --text-format hermes|mistral|llama3_json|pythonic|granite|deepseek_v3
+// (any case, or the enum's full name TEXT_FORMAT_...): the model family's
+// call syntax (docs/formats.md). Unset: nullopt.
+absl::StatusOr<std::optional<v1::TextFormat>> TextFormatFlag(
+    CommandContext& ctx);
+
 // --snapshot, --native | --text | --stream with --stream-format, --repair,
-// --approval-id.
+// --text-format, --approval-id.
 absl::Status FillValidate(CommandContext& ctx,
                           v1::ValidateToolCallRequest* request);
 

@@ -200,6 +200,20 @@ std::vector<CliCase> OtherCommandCases() {
              EXPECT_EQ(r.kill_switch_threshold(), 2);
              EXPECT_EQ(r.kill_switch_window(), 4);
            })},
+      {.name = "OpenRunTextFormat",
+       .args = {"open-run", "--snapshot", "s", "--text-format", "pythonic"},
+       .script = Reply("OpenRun", opened),
+       .exit_code = 0,
+       .check = Sent<v1::OpenRunRequest>(
+           "OpenRun",
+           [](const v1::OpenRunRequest& r) {
+             EXPECT_EQ(r.text_format(), v1::TEXT_FORMAT_PYTHONIC);
+           })},
+      {.name = "OpenRunBadTextFormat",
+       .args = {"open-run", "--snapshot", "s", "--text-format", "llama"},
+       .exit_code = 2,
+       .err_has = "--text-format must be hermes|mistral|llama3_json|",
+       .check = NoCall("OpenRun")},
       {.name = "OpenRunBadContext",
        .args = {"open-run", "--context", "novalue"},
        .exit_code = 2,

@@ -169,6 +169,51 @@ std::vector<CliCase> ValidateCases() {
        .exit_code = 2,
        .err_has = "--repair must be strict|syntax",
        .check = NoCall("ValidateToolCall")},
+      {.name = "TextFormat",
+       .args = {"validate", "--snapshot", "s", "--text", "{tmp}/out.txt",
+                "--text-format", "DeepSeek_V3"},
+       .script = Reply("ValidateToolCall", Decided(v1::DECISION_ALLOW)),
+       .exit_code = 0,
+       .files = {{"out.txt", "[f(a=1)]"}},
+       .check = Sent<v1::ValidateToolCallRequest>(
+           "ValidateToolCall",
+           [](const v1::ValidateToolCallRequest& r) {
+             EXPECT_EQ(r.text(), "[f(a=1)]");
+             EXPECT_EQ(r.text_format(), v1::TEXT_FORMAT_DEEPSEEK_V3);
+           })},
+      {.name = "TextFormatFullEnumName",
+       .args = {"validate", "--snapshot", "s", "--text", "{tmp}/out.txt",
+                "--text-format", "TEXT_FORMAT_LLAMA3_JSON"},
+       .script = Reply("ValidateToolCall", Decided(v1::DECISION_ALLOW)),
+       .exit_code = 0,
+       .files = {{"out.txt", "{}"}},
+       .check = Sent<v1::ValidateToolCallRequest>(
+           "ValidateToolCall",
+           [](const v1::ValidateToolCallRequest& r) {
+             EXPECT_EQ(r.text_format(), v1::TEXT_FORMAT_LLAMA3_JSON);
+           })},
+      {.name = "TextFormatFromRequestJson",
+       .args = {"validate", "--request", "-"},
+       .script = Reply("ValidateToolCall", Decided(v1::DECISION_ALLOW)),
+       .exit_code = 0,
+       .stdin_text = R"({"snapshotId":"s","text":"x",)"
+                     R"("textFormat":"TEXT_FORMAT_GRANITE"})",
+       .check = Sent<v1::ValidateToolCallRequest>(
+           "ValidateToolCall",
+           [](const v1::ValidateToolCallRequest& r) {
+             EXPECT_EQ(r.text_format(), v1::TEXT_FORMAT_GRANITE);
+           })},
+      {.name = "BadTextFormat",
+       .args = {"validate", "--snapshot", "s", "--text-format", "gemma"},
+       .exit_code = 2,
+       .err_has = "--text-format must be hermes|mistral|llama3_json|"
+                  "pythonic|granite|deepseek_v3, got \"gemma\"",
+       .check = NoCall("ValidateToolCall")},
+      {.name = "UnspecifiedTextFormat",
+       .args = {"validate", "--snapshot", "s", "--text-format", "unspecified"},
+       .exit_code = 2,
+       .err_has = "got \"unspecified\"",
+       .check = NoCall("ValidateToolCall")},
       {.name = "RunFileWithoutToken",
        .args = {"validate", "--run-file", "{tmp}/run.json"},
        .exit_code = 2,

@@ -91,6 +91,27 @@ stream::Format FromProto(v1::StreamFormat format) {
   }
 }
 
+extract::TextFormat FromProto(v1::TextFormat format) {
+  switch (format) {
+    case v1::TEXT_FORMAT_UNSPECIFIED:
+      return extract::TextFormat::kUnspecified;
+    case v1::TEXT_FORMAT_HERMES:
+      return extract::TextFormat::kHermes;
+    case v1::TEXT_FORMAT_MISTRAL:
+      return extract::TextFormat::kMistral;
+    case v1::TEXT_FORMAT_LLAMA3_JSON:
+      return extract::TextFormat::kLlama3Json;
+    case v1::TEXT_FORMAT_PYTHONIC:
+      return extract::TextFormat::kPythonic;
+    case v1::TEXT_FORMAT_GRANITE:
+      return extract::TextFormat::kGranite;
+    case v1::TEXT_FORMAT_DEEPSEEK_V3:
+      return extract::TextFormat::kDeepSeekV3;
+    default:
+      return extract::TextFormat::kUnrecognized;
+  }
+}
+
 ValidateCallRequest FromProto(const v1::ValidateToolCallRequest& request) {
   ValidateCallRequest out;
   out.snapshot_id = request.snapshot_id();
@@ -116,6 +137,7 @@ ValidateCallRequest FromProto(const v1::ValidateToolCallRequest& request) {
   }
   // Only an explicit SYNTAX_REPAIR repairs; UNSPECIFIED is STRICT.
   out.syntax_repair = request.repair() == v1::REPAIR_POLICY_SYNTAX_REPAIR;
+  out.text_format = FromProto(request.text_format());
   out.approval_id = request.approval_id();
   out.forward_as_sent = request.forward_as_sent();
   if (!request.mcp_request_id().empty()) {

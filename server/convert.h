@@ -33,6 +33,10 @@ v1::Decision ToProto(Decision decision);
 // UNSPECIFIED (and values this build does not name) is kUnspecified: the
 // engine refuses it as INVALID_ARGUMENT.
 stream::Format FromProto(v1::StreamFormat format);
+// UNSPECIFIED is kUnspecified; a value this build does not name is
+// kUnrecognized, which the engine refuses as INVALID_ARGUMENT (never read
+// as UNSPECIFIED).
+extract::TextFormat FromProto(v1::TextFormat format);
 // The request points into `request` (text, native_json, events), which
 // must outlive it.
 ValidateCallRequest FromProto(const v1::ValidateToolCallRequest& request);

@@ -119,6 +119,7 @@ grpc::Status ToolGateService::OpenRun(grpc::ServerContextBase*,
   limits.max_consecutive_rejects = request->max_consecutive_rejects();
   limits.kill_switch_threshold = request->kill_switch_threshold();
   limits.kill_switch_window = request->kill_switch_window();
+  limits.text_format = FromProto(request->text_format());
   auto opened = engine_->OpenRun(
       request->snapshot_id(), request->model(), std::move(context), limits,
       {request->protected_texts().begin(), request->protected_texts().end()});

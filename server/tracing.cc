@@ -64,6 +64,13 @@ std::string StreamPath(v1::StreamFormat format) {
 std::string ExtractionPath(const v1::ValidateToolCallRequest& request) {
   switch (request.model_output_case()) {
     case v1::ValidateToolCallRequest::kText:
+      // A declared format reads as its name, as ToolCall.source does.
+      // (A value this build does not name stays "text"; it is refused.)
+      if (request.text_format() != v1::TEXT_FORMAT_UNSPECIFIED &&
+          v1::TextFormat_IsValid(request.text_format())) {
+        return absl::AsciiStrToLower(
+            Bare(v1::TextFormat_Name(request.text_format()), "TEXT_FORMAT_"));
+      }
       return "text";
     case v1::ValidateToolCallRequest::kNativeJson:
       return "native";

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -55,6 +56,15 @@ ValidateCallRequest CallRequest(const CallPayload& p) {
   r.kind = p.native ? OutputKind::kNative : OutputKind::kText;
   r.output = p.output;
   r.syntax_repair = p.syntax_repair;
+  if (!p.text_format.empty()) {
+    std::optional<extract::TextFormat> format =
+        extract::ParseTextFormat(p.text_format);
+    if (!format) {
+      std::cerr << "bench: unknown text format " << p.text_format << "\n";
+      std::abort();
+    }
+    r.text_format = *format;
+  }
   return r;
 }
 
@@ -182,6 +192,13 @@ TG_CALL(text_react);
 TG_CALL(text_bare);
 TG_CALL(text_damaged_strict);
 TG_CALL(text_damaged_repair);
+// The text_tag call in each model family's declared syntax.
+TG_CALL(format_hermes);
+TG_CALL(format_mistral);
+TG_CALL(format_llama3_json);
+TG_CALL(format_pythonic);
+TG_CALL(format_granite);
+TG_CALL(format_deepseek_v3);
 
 // Scaling: the same ALLOW call from 1 and 2 threads on one shared engine.
 // UseRealTime: Time is wall time per call across all threads (1/throughput)

@@ -19,7 +19,10 @@ cd "$(dirname "$0")/../.."
 CASES="${CASES:-BM_ValidateToolCall/openai_allow BM_ValidateToolCall/anthropic_allow
   BM_ValidateToolCall/mcp_allow BM_ValidateToolCall/text_tag
   BM_ValidateToolCall/text_fence_reasoning BM_ValidateToolCall/text_react
-  BM_ValidateToolCall/text_bare BM_ExtractVerdict/strict}"
+  BM_ValidateToolCall/text_bare BM_ValidateToolCall/format_hermes
+  BM_ValidateToolCall/format_mistral BM_ValidateToolCall/format_llama3_json
+  BM_ValidateToolCall/format_pythonic BM_ValidateToolCall/format_granite
+  BM_ValidateToolCall/format_deepseek_v3 BM_ExtractVerdict/strict}"
 SHORT="${SHORT:-0.2}"
 LONG="${LONG:-1}"
 BAZEL_FLAGS="${BAZEL_FLAGS--c opt}"

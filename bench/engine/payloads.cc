@@ -2,7 +2,9 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 
 namespace toolgate {
@@ -158,13 +160,52 @@ const std::vector<CallPayload>& NativeCalls() {
   return *kCalls;
 }
 
+namespace {
+
+std::vector<CallPayload> MakeFormatCalls() {
+  const std::string prose = "Let me check that ticket.\n";
+  const std::string args = R"({"ticket_id":"TCK-004211"})";
+  const auto ds = [](const char* token) {
+    return absl::StrCat("<\xEF\xBD\x9Ctool\xE2\x96\x81", token,
+                        "\xEF\xBD\x9C>");
+  };
+  const std::vector<std::pair<std::string, std::string>> texts = {
+      {"hermes", prose + "<tool_call>\n" + kGetTicket + "\n</tool_call>"},
+      {"mistral", prose + "[TOOL_CALLS][" + kGetTicket + "]"},
+      {"llama3_json",
+       R"(<|python_tag|>{"name":"get_ticket","parameters":)" + args + "}"},
+      {"pythonic", "[get_ticket(ticket_id='TCK-004211')]"},
+      {"granite", prose + "<|tool_call|>[" + kGetTicket + "]"},
+      {"deepseek_v3",
+       absl::StrCat(prose, ds("calls\xE2\x96\x81" "begin"),
+                    ds("call\xE2\x96\x81" "begin"), "function", ds("sep"),
+                    "get_ticket\n```json\n", args, "\n```",
+                    ds("call\xE2\x96\x81" "end"),
+                    ds("calls\xE2\x96\x81" "end"))},
+  };
+  std::vector<CallPayload> out;
+  for (const auto& [format, text] : texts) {
+    CallPayload p = Text("format_" + format, text, false, Expect::kAllow);
+    p.text_format = format;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<CallPayload>& FormatCalls() {
+  static const auto* kCalls = new std::vector<CallPayload>(MakeFormatCalls());
+  return *kCalls;
+}
+
 const std::vector<CallPayload>& TextCalls() {
   static const auto* kCalls = new std::vector<CallPayload>(MakeTextCalls());
   return *kCalls;
 }
 
 const CallPayload& CallNamed(const std::string& name) {
-  for (const auto* list : {&NativeCalls(), &TextCalls()}) {
+  for (const auto* list : {&NativeCalls(), &TextCalls(), &FormatCalls()}) {
     for (const CallPayload& p : *list) {
       if (p.name == name) return p;
     }

@@ -26,6 +26,9 @@ struct CallPayload {
   std::string snapshot;  // Embedded snapshot name: tickets, customers, ...
   bool native = true;    // native_json; false means text.
   bool syntax_repair = false;
+  // Text in a declared format: its name (core/extract/text_format.h, e.g.
+  // "pythonic"); empty for today's reading.
+  std::string text_format;
   std::string output;
   Expect expect = Expect::kAllow;
 };
@@ -39,8 +42,14 @@ const std::vector<CallPayload>& NativeCalls();
 // (ALLOW).
 const std::vector<CallPayload>& TextCalls();
 
-// Looks a payload up by name in NativeCalls() and TextCalls(); aborts on
-// an unknown name (a typo in a benchmark is a bug, not a skip).
+// The text_tag call (get_ticket, with the same prose before it where the
+// family allows prose) written in each declared format's syntax:
+// format_hermes, format_mistral, format_llama3_json, format_pythonic,
+// format_granite, format_deepseek_v3. All ALLOW.
+const std::vector<CallPayload>& FormatCalls();
+
+// Looks a payload up by name in NativeCalls(), TextCalls() and
+// FormatCalls(); aborts on an unknown name (a typo in a benchmark is a bug, not a skip).
 const CallPayload& CallNamed(const std::string& name);
 
 // An agent envelope of about 4 KB: reasoning, a <think> block holding a

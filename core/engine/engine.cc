@@ -106,6 +106,10 @@ absl::StatusOr<OpenedRun> Engine::OpenRun(
   if (snapshot_id.empty()) {
     return absl::InvalidArgumentError("OpenRun needs a snapshot_id");
   }
+  if (limits.text_format == extract::TextFormat::kUnrecognized) {
+    return absl::InvalidArgumentError(
+        "text_format: a TextFormat value this server does not name");
+  }
   auto snapshot = snapshots_.Get(snapshot_id);
   if (!snapshot.ok()) return snapshot.status();
   return runs_.Open(*std::move(snapshot), model, std::move(context), limits,

@@ -70,6 +70,7 @@ struct ExtractLimits {
 };
 
 struct ExtractedCall {
+  std::string id;  // The call id a format carries (Mistral's), else empty.
   std::string name;
   Json arguments;  // Always an object.
   CallSource source = CallSource::kBareObject;

@@ -399,6 +399,18 @@ absl::string_view CallSourceName(CallSource source) {
       return "react";
     case CallSource::kBareObject:
       return "bare_object";
+    case CallSource::kHermes:
+      return "hermes";
+    case CallSource::kMistral:
+      return "mistral";
+    case CallSource::kLlama3Json:
+      return "llama3_json";
+    case CallSource::kPythonic:
+      return "pythonic";
+    case CallSource::kGranite:
+      return "granite";
+    case CallSource::kDeepSeekV3:
+      return "deepseek_v3";
   }
   return "unknown";
 }

@@ -53,9 +53,24 @@
 namespace toolgate {
 namespace extract {
 
-enum class CallSource { kToolCallTag, kFencedBlock, kReact, kBareObject };
+// The first four are today's shapes (TextFormat::kUnspecified); the rest
+// name a declared format's reader (core/extract/formats/formats.h).
+enum class CallSource {
+  kToolCallTag,
+  kFencedBlock,
+  kReact,
+  kBareObject,
+  kHermes,
+  kMistral,
+  kLlama3Json,
+  kPythonic,
+  kGranite,
+  kDeepSeekV3,
+};
 
-// "tool_call_tag", "fenced_block", "react", "bare_object".
+// "tool_call_tag", "fenced_block", "react", "bare_object"; a declared
+// format's name ("hermes", "mistral", "llama3_json", "pythonic",
+// "granite", "deepseek_v3").
 absl::string_view CallSourceName(CallSource source);
 
 struct Candidate {

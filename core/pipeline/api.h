@@ -17,13 +17,14 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "core/trace/tracer.h"
+#include "core/extract/text_format.h"
 #include "core/gate/gate_result.h"
 #include "core/json/strict_json.h"
 #include "core/output/output.h"
 #include "core/snapshot/snapshot.h"
 #include "core/snapshot/tool_schema.h"
 #include "core/stream/assembler.h"
+#include "core/trace/tracer.h"
 #include "core/util/cancel.h"
 #include "core/verdict/verdict.h"
 
@@ -130,6 +131,10 @@ struct ValidateCallRequest {
   std::vector<absl::string_view> stream_events;
   const stream::Assembly* assembled = nullptr;
   bool syntax_repair = false;
+  // How text output is written (docs/formats.md). In a run, when set it
+  // must equal the run's (INVALID_ARGUMENT otherwise); unset takes the
+  // run's. kUnrecognized is INVALID_ARGUMENT.
+  extract::TextFormat text_format = extract::TextFormat::kUnspecified;
   // An approval of the run for the call in `output` (core/approval).
   std::string approval_id;
   // Cancelled or past its deadline: CANCELLED / DEADLINE_EXCEEDED, no

@@ -29,7 +29,15 @@ absl::Status AuditCall(CallContext& call) {
                           c.repairs.end());
   }
   for (const Violation& v : response.violations) record.codes.push_back(v.code);
-  if (audit.payloads()) record.payload = CallPayload(call.request);
+  if (audit.payloads()) {
+    record.payload = CallPayload(call.request);
+    // The run's format when the request left it unset: replay is
+    // stateless and must read the text the same way.
+    if (call.text_format != extract::TextFormat::kUnspecified) {
+      record.payload["text_format"] =
+          std::string(extract::TextFormatProtoName(call.text_format));
+    }
+  }
   return audit.Write(std::move(record), call.target, call.started);
 }
 

@@ -103,6 +103,18 @@ absl::Status StreamFromPayload(const Json& payload,
   return absl::OkStatus();
 }
 
+// Absent means UNSPECIFIED, as on the wire.
+absl::Status TextFormatFromPayload(const Json& payload,
+                                   ValidateCallRequest* request) {
+  auto name = OptionalString(payload, "text_format");
+  if (!name.ok()) return name.status();
+  if ((*name)->empty()) return absl::OkStatus();
+  std::optional<extract::TextFormat> format = extract::ParseTextFormat(**name);
+  if (!format) return Missing("text_format", "a TextFormat name");
+  request->text_format = *format;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 Json CallPayload(const ValidateCallRequest& request) {
@@ -115,6 +127,10 @@ Json CallPayload(const ValidateCallRequest& request) {
     payload["stream_events"] = StreamPayload(request);
   }
   payload["repair"] = RepairName(request.syntax_repair);
+  if (request.text_format != extract::TextFormat::kUnspecified) {
+    payload["text_format"] =
+        std::string(extract::TextFormatProtoName(request.text_format));
+  }
   // Set by the mesh hook; absent (false) for almost every call.
   if (request.forward_as_sent) payload["forward_as_sent"] = true;
   return payload;
@@ -146,6 +162,9 @@ absl::StatusOr<ValidateCallRequest> CallFromPayload(const Json& payload) {
   if (given != 1) {
     return Missing("text\", \"native_json\" or \"stream_events",
                    "given (exactly one)");
+  }
+  if (absl::Status s = TextFormatFromPayload(payload, &request); !s.ok()) {
+    return s;
   }
   if (payload.contains("stream_events")) {
     if (absl::Status s = StreamFromPayload(payload, &request); !s.ok()) {

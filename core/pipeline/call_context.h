@@ -52,6 +52,8 @@ struct CallContext {
 
   // Filled by the stages, in this order.
   Target target;                     // resolve
+  // How text output is read: the request's, or the run's (resolve).
+  extract::TextFormat text_format = extract::TextFormat::kUnspecified;
   extract::CandidateSet candidates;  // extract candidates (text only)
   RawCalls calls;                    // parse
   GateResult gate;                   // resolve tools, schema, policies, decide

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "core/extract/formats/formats.h"
 #include "core/repair/repair.h"
 
 namespace toolgate {
@@ -24,6 +25,7 @@ extract::ExtractLimits ExtractLimitsFor(const EngineOptions& options) {
 
 RawCall ToRawCall(extract::ExtractedCall c, int candidates_seen) {
   RawCall call;
+  call.id = std::move(c.id);
   call.name = std::move(c.name);
   call.source = std::string(c.source_name());
   call.arguments = std::move(c.arguments);
@@ -49,6 +51,25 @@ RawCalls ParseText(const extract::CandidateSet& candidates,
       return out;
     }
     out.calls.push_back(ToRawCall(std::move(call), candidates.candidates_seen));
+  }
+  return out;
+}
+
+// A declared format: its reader parses the calls too (under the policy,
+// for the families that write JSON).
+RawCalls ParseDeclared(absl::string_view text, extract::TextFormat format,
+                       repair::RepairPolicy policy,
+                       const extract::ExtractLimits& limits) {
+  extract::ExtractionResult read =
+      extract::ReadDeclaredFormat(text, format, policy, limits);
+  RawCalls out;
+  if (!read.ok()) {
+    out.error = FromExtraction(std::move(read.error));
+    return out;
+  }
+  out.calls.reserve(read.calls.size());
+  for (extract::ExtractedCall& c : read.calls) {
+    out.calls.push_back(ToRawCall(std::move(c), read.candidates_seen));
   }
   return out;
 }
@@ -89,7 +110,10 @@ absl::Status AssembleStream(CallContext& call) {
 }
 
 absl::Status ExtractCandidates(CallContext& call) {
-  if (call.kind != OutputKind::kText) return absl::OkStatus();
+  if (call.kind != OutputKind::kText ||
+      call.text_format != extract::TextFormat::kUnspecified) {
+    return absl::OkStatus();  // A declared format is read by ParseCalls.
+  }
   call.candidates = extract::FindCandidates(
       call.output, ExtractLimitsFor(call.services.options));
   return absl::OkStatus();
@@ -101,11 +125,14 @@ absl::Status ParseCalls(CallContext& call) {
   if (call.kind == OutputKind::kNative) {
     call.calls = ReadNativeCalls(call.output, limits);
   } else {
-    call.calls = ParseText(call.candidates,
-                           call.request.syntax_repair
-                               ? repair::RepairPolicy::kSyntaxRepair
-                               : repair::RepairPolicy::kStrict,
-                           limits);
+    const repair::RepairPolicy policy = call.request.syntax_repair
+                                            ? repair::RepairPolicy::kSyntaxRepair
+                                            : repair::RepairPolicy::kStrict;
+    call.calls =
+        call.text_format == extract::TextFormat::kUnspecified
+            ? ParseText(call.candidates, policy, limits)
+            : ParseDeclared(call.output, call.text_format, policy,
+                            ExtractLimitsFor(call.services.options));
   }
   if (call.stream != nullptr) {
     // Where the calls came from is the stream, whatever shape it made.

@@ -1,16 +1,18 @@
 // Stages "extract candidates" and "parse": from the model's output to the
 // calls it asks for, before any tool or schema is looked at.
 //
-// ExtractCandidates (text output only) finds the authoritative candidate
-// calls in the text (core/extract: the last candidate, or the run of tags
-// it ends) and leaves them in call.candidates; an output too large, cut
-// off, without a call or ending in an unread code block is left there as
-// its error.
+// ExtractCandidates (text output in no declared format) finds the
+// authoritative candidate calls in the text (core/extract: the last
+// candidate, or the run of tags it ends) and leaves them in
+// call.candidates; an output too large, cut off, without a call or ending
+// in an unread code block is left there as its error.
 //
 // ParseCalls reads each authoritative candidate as a call: its JSON parsed
 // strictly, or under SYNTAX_REPAIR rewritten and parsed strictly again
 // (core/repair: repair only runs on what the strict parse refused), then
-// its shape checked. Native output is one strict JSON document read by
+// its shape checked. Text in a declared format (call.text_format) is read
+// by that family's reader alone (core/extract/formats), never by the
+// candidates' reading. Native output is one strict JSON document read by
 // core/gate/calls.h, never repaired. Fills call.calls; every failure to
 // read is call.calls.error (or a call's error), a value the gate turns
 // into a REJECT: nothing unreadable becomes an empty call.

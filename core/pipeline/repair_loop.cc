@@ -41,9 +41,13 @@ absl::Status RecordLoop(CallContext& call) {
     response.attempts_left = state.attempts_left;
   }
   if (rejected) {
-    response.repair_prompt =
-        BuildRepairPrompt(response.violations, response.attempt,
-                          run == nullptr ? 0 : run->max_consecutive_rejects());
+    // The family's syntax only for text it was asked to read in it.
+    const extract::TextFormat format = call.kind == OutputKind::kText
+                                           ? call.text_format
+                                           : extract::TextFormat::kUnspecified;
+    response.repair_prompt = BuildRepairPrompt(
+        response.violations, response.attempt,
+        run == nullptr ? 0 : run->max_consecutive_rejects(), format);
   }
   return absl::OkStatus();
 }

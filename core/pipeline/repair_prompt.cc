@@ -1,6 +1,7 @@
 #include "core/pipeline/repair_prompt.h"
 
 #include "absl/strings/str_cat.h"
+#include "core/extract/formats/render.h"
 #include "core/json/strict_json.h"
 
 namespace toolgate {
@@ -21,13 +22,21 @@ Json Entry(const Violation& v) {
 }  // namespace
 
 std::string BuildRepairPrompt(const std::vector<Violation>& violations,
-                              int attempt, int max_attempts) {
+                              int attempt, int max_attempts,
+                              extract::TextFormat format) {
   Json prompt = {{"error", "tool_validation_failed"}};
   for (const Violation& v : violations) {
     if (!v.tool.empty()) {
       prompt["tool"] = v.tool;
       break;
     }
+  }
+  const std::string example = extract::SyntaxExample(
+      format, prompt.contains("tool") ? prompt["tool"].get<std::string>()
+                                      : "tool_name");
+  if (!example.empty()) {
+    prompt["format"] = std::string(extract::TextFormatName(format));
+    prompt["syntax"] = example;
   }
   Json list = Json::array();
   for (size_t i = 0; i < violations.size() && i < kMaxListed; ++i) {

@@ -9,13 +9,19 @@
 #include <string>
 #include <vector>
 
+#include "core/extract/text_format.h"
 #include "core/gate/gate_result.h"
 
 namespace toolgate {
 
-// `max_attempts` 0 (stateless mode) leaves out the attempt counter.
-std::string BuildRepairPrompt(const std::vector<Violation>& violations,
-                              int attempt, int max_attempts);
+// `max_attempts` 0 (stateless mode) leaves out the attempt counter. For
+// text in a declared format, the prompt also names the format and shows a
+// call written in the model family's own syntax ("syntax": the first
+// violation's tool, or "tool_name", with its arguments left as a
+// placeholder), so the model is not steered to another family's shape.
+std::string BuildRepairPrompt(
+    const std::vector<Violation>& violations, int attempt, int max_attempts,
+    extract::TextFormat format = extract::TextFormat::kUnspecified);
 
 }  // namespace toolgate
 

@@ -14,13 +14,15 @@ namespace toolgate {
 Run::Run(std::string id, std::shared_ptr<const Snapshot> snapshot,
          std::string model, std::map<std::string, std::string> context,
          int max_consecutive_rejects, output::OutputHealthWindow health,
-         std::shared_ptr<const policy::LeakDetector> leaks)
+         std::shared_ptr<const policy::LeakDetector> leaks,
+         extract::TextFormat text_format)
     : id_(std::move(id)),
       snapshot_(std::move(snapshot)),
       model_(std::move(model)),
       context_(std::move(context)),
       max_rejects_(max_consecutive_rejects),
       leaks_(std::move(leaks)),
+      text_format_(text_format),
       budget_(snapshot_->settings()),
       health_(std::move(health)) {}
 
@@ -182,7 +184,8 @@ absl::StatusOr<OpenedRun> RunRegistry::Open(
   OpenedRun opened;
   opened.run = std::make_shared<Run>(
       absl::StrCat("run_", *id), std::move(snapshot), std::string(model),
-      std::move(context), max_rejects, *std::move(window), *std::move(leaks));
+      std::move(context), max_rejects, *std::move(window), *std::move(leaks),
+      limits.text_format);
   opened.token = *token;
   const absl::Time now = Now();
   absl::MutexLock lock(&mu_);

@@ -23,6 +23,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "core/extract/text_format.h"
 #include "core/output/health_window.h"
 #include "core/policy/secret_checks.h"
 #include "core/run/call_budget.h"
@@ -56,6 +57,9 @@ struct RunLimits {
   int max_consecutive_rejects = 0;
   int kill_switch_threshold = 0;
   int kill_switch_window = 0;
+  // The call syntax of the run's model family (core/extract/text_format.h):
+  // the run's text outputs are read in it.
+  extract::TextFormat text_format = extract::TextFormat::kUnspecified;
 };
 
 class Run {
@@ -63,7 +67,8 @@ class Run {
   Run(std::string id, std::shared_ptr<const Snapshot> snapshot,
       std::string model, std::map<std::string, std::string> context,
       int max_consecutive_rejects, output::OutputHealthWindow health,
-      std::shared_ptr<const policy::LeakDetector> leaks = nullptr);
+      std::shared_ptr<const policy::LeakDetector> leaks = nullptr,
+      extract::TextFormat text_format = extract::TextFormat::kUnspecified);
 
   const std::string& id() const { return id_; }
   const Snapshot& snapshot() const { return *snapshot_; }
@@ -75,6 +80,8 @@ class Run {
   // The run's protected texts, for argument_leak; null when none.
   const policy::LeakDetector* leaks() const { return leaks_.get(); }
   int max_consecutive_rejects() const { return max_rejects_; }
+  // How the run's text outputs are written (OpenRunRequest.text_format).
+  extract::TextFormat text_format() const { return text_format_; }
   // The run's call budgets (policy.max_calls_per_run and the settings'
   // max_calls_per_run_by_class of its snapshot).
   CallBudget& budget() { return budget_; }
@@ -110,6 +117,7 @@ class Run {
   const std::map<std::string, std::string> context_;
   const int max_rejects_;
   const std::shared_ptr<const policy::LeakDetector> leaks_;
+  const extract::TextFormat text_format_;
   CallBudget budget_;
 
   mutable absl::Mutex mu_;

@@ -328,6 +328,23 @@ def write(target, seeds):
     print(f"{target}: {len(seeds)} seeds, {sum(map(len, seeds))} bytes")
 
 
+def composed_formats():
+    """One call list per family, as the golden tests build them."""
+    ds = lambda s: ("<\uff5ctool\u2581" + s + "\uff5c>").encode("utf-8")
+    call = b'{"name": "get_weather", "arguments": {"city": "Paris"}}'
+    return [
+        b"<tool_call>\n" + call + b"\n</tool_call>",
+        b'[TOOL_CALLS][{"name": "f", "arguments": {"a": 1}, "id": "a1B2c3D4e"}]',
+        b'<|python_tag|>{"name": "f", "parameters": {"a": [1]}}; '
+        b'{"name": "g", "parameters": {}}',
+        b"[f(a=1, b='x', c=[1.5, (2,)], d={'k': None}), pkg.g(flag=True)]",
+        b'<|tool_call|>[{"name": "f", "arguments": {"a": 1}}]',
+        ds("calls\u2581begin") + ds("call\u2581begin") + b"function" +
+        ds("sep") + b'f\n```json\n{"a": 1}\n```' + ds("call\u2581end") +
+        ds("calls\u2581end"),
+    ]
+
+
 def with_options(seeds, options):
     return [bytes([o]) + s for s in seeds for o in options]
 
@@ -373,6 +390,15 @@ def main():
           [dumps(s) for _, s, _ in cases[:200]])
     write("repair_fuzzer", repair_lits + json_lits + composed_calls()[-3:])
     write("extract_fuzzer", extract_lits + composed_calls())
+    # Byte 0: the format (0-5: hermes, mistral, llama3_json, pythonic,
+    # granite, deepseek_v3) and bit 3 for SYNTAX_REPAIR.
+    format_lits = literals_of("core/extract/formats/formats_test.cc",
+                              "core/extract/formats/pythonic_test.cc",
+                              "core/engine/text_format_test.cc",
+                              "tests/integration/text_formats_test.cc")
+    write("text_format_fuzzer",
+          with_options(format_lits + composed_formats(), range(6)) +
+          with_options(composed_formats(), (9, 12)))
     schema_seeds = [s for s in schema_lits if is_schema(s)]
     write("schema_compile_fuzzer",
           with_options(schema_seeds, (0, 2)) + suite_schemas)

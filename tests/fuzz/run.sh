@@ -36,6 +36,7 @@ case "$target" in
   json_parse_fuzzer) dicts="json" ;;
   repair_fuzzer) dicts="json repair" ;;
   extract_fuzzer) dicts="json repair text" ;;
+  text_format_fuzzer) dicts="json repair text formats" ;;
   schema_compile_fuzzer | schema_validate_fuzzer) dicts="json schema" ;;
   verdict_fuzzer) dicts="json repair text verdict" ;;
   manifest_fuzzer) dicts="json manifest schema" ;;

@@ -17,7 +17,7 @@ shift
 all="json_parse_fuzzer extract_fuzzer repair_fuzzer schema_compile_fuzzer
 schema_validate_fuzzer verdict_fuzzer manifest_fuzzer output_fuzzer
 call_gate_fuzzer stream_fuzzer ext_proc_fuzzer mesh_batch_fuzzer
-mesh_answer_fuzzer"
+mesh_answer_fuzzer text_format_fuzzer"
 targets="${FUZZ_TARGETS:-$all}"
 
 output_base="${FUZZ_OUTPUT_BASE:-$HOME/.cache/toolgate-bazel-asan}"

@@ -207,12 +207,35 @@ class TracingTest(unittest.TestCase):
         cls.used = cls.validate(("delete_customer", {"customer_id": "CUS-9"}),
                                 traceparent("d" * 32, "4" * 16),
                                 approval_id=cls.asked.approval_id)
+        cls.drive_text_formats()
         cls.verdict = cls.server.rpc("ExtractVerdict", pb.ExtractVerdictRequest(
             envelope="no block here " + SECRET_ARG), pb.ExtractVerdictResponse)
         body = h.tools_call("get_customer", {"customer_id": "CUS-" + SECRET_ARG})
         cls.check = cls.server.authz.Check(h.check_request(
             body, {"traceparent": traceparent("e" * 32, "5" * 16)},
             context=ROUTE), timeout=10)
+
+    @classmethod
+    def drive_text_formats(cls):
+        """Pythonic text: in a run opened with the format (the request
+        leaves it unset) and stateless with the request declaring it."""
+        run = cls.server.rpc("OpenRun", pb.OpenRunRequest(
+            snapshot_id=cls.snapshot, model="llama-traced",
+            text_format=pb.TEXT_FORMAT_PYTHONIC), pb.OpenRunResponse)
+        stub = cls.server.channel.unary_unary(
+            "/toolgate.v1.ToolGate/ValidateToolCall",
+            request_serializer=lambda m: m.SerializeToString(),
+            response_deserializer=pb.ValidateToolCallResponse.FromString)
+        text = "[get_customer(customer_id='CUS-7')]"
+        cls.pythonic_in_run = stub(pb.ValidateToolCallRequest(
+            run_id=run.run_id, run_token=run.run_token, text=text),
+            timeout=10, metadata=(("traceparent",
+                                   traceparent("7" * 32, "6" * 16)),))
+        cls.pythonic_declared = stub(pb.ValidateToolCallRequest(
+            snapshot_id=cls.snapshot, text=text,
+            text_format=pb.TEXT_FORMAT_PYTHONIC),
+            timeout=10, metadata=(("traceparent",
+                                   traceparent("8" * 32, "6" * 16)),))
 
     @classmethod
     def wait_for_spans(cls):
@@ -285,6 +308,21 @@ class TracingTest(unittest.TestCase):
         self.assertEqual(len(decided), 1)
         self.assertEqual(attrs(decided[0])["toolgate.approval_state"],
                          "APPROVED")
+
+    def test_declared_text_format_is_on_the_span(self):
+        self.assertNotIn("toolgate.text_format", attrs(self.trace_of("a" * 32)[0]))
+        cases = [("7" * 32, self.pythonic_in_run, "text"),
+                 ("8" * 32, self.pythonic_declared, "pythonic")]
+        for trace_hex, response, path in cases:
+            self.assertEqual(response.decision, pb.DECISION_ALLOW, response)
+            self.assertEqual(response.calls[0].source, "pythonic")
+            root, children = self.trace_of(trace_hex)
+            self.assert_stage_children(root, children)
+            a = attrs(root)
+            self.assertEqual(a["toolgate.text_format"], "pythonic")
+            # The request's own declaration names the path, as
+            # ToolCall.source does; a run's format alone leaves it "text".
+            self.assertEqual(a["toolgate.extraction_path"], path)
 
     def test_verdict_stop(self):
         self.assertEqual(self.verdict.outcome, pb.OUTCOME_CONTRACT_STOP)

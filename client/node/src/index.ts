@@ -45,6 +45,16 @@ export interface OpenRunOptions {
   context?: Record<string, string>;
   maxConsecutiveRejects?: number;
   protectedTexts?: string[];
+  /** The model family's call syntax in text output: hermes, mistral,
+   * llama3_json, pythonic, granite or deepseek_v3 (docs/formats.md). Every
+   * text output of the run is read in it; unset reads today's shapes. */
+  textFormat?: string;
+}
+
+// undefined: TEXT_FORMAT_UNSPECIFIED; any other value must name a format.
+function textFormat(value: string | undefined): number {
+  return value === undefined ? 0
+    : choice("TEXT_FORMAT_", "TextFormat", value, "textFormat");
 }
 
 function choice(prefix: string, type: string, value: string, what: string): number {
@@ -149,6 +159,7 @@ export class Gate {
       context: options.context ?? {},
       max_consecutive_rejects: options.maxConsecutiveRejects ?? 0,
       protected_texts: options.protectedTexts ?? [],
+      text_format: textFormat(options.textFormat),
     });
     return new Run(this, r.snapshot_id, r.run_id, r.run_token);
   }
@@ -196,14 +207,18 @@ export class Run {
 
   /** Decides whether the call(s) in `output` may run: an OpenAI message,
    * ChatCompletion, Responses output, an Anthropic Message or content
-   * blocks, a Gemini response, or text. */
+   * blocks, a Gemini response, or text. textFormat: how text is written
+   * (see OpenRunOptions); in a run, unset takes the run's and any other
+   * value must be the run's. */
   async validate(output: unknown,
-    { repair = "strict", approvalId = "" }: { repair?: string; approvalId?: string } = {},
+    { repair = "strict", approvalId = "", textFormat: format }:
+    { repair?: string; approvalId?: string; textFormat?: string } = {},
   ): Promise<Decision> {
     const r = await this.gate.call("ValidateToolCall", {
       ...this.scope(), ...modelOutput(output),
       repair: choice("REPAIR_POLICY_", "RepairPolicy", repair, "repair"),
       approval_id: approvalId,
+      text_format: textFormat(format),
     });
     return readDecision(r);
   }

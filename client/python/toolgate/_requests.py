@@ -45,19 +45,22 @@ def create_snapshot(manifest: Any, fmt: str, name: str):
 
 
 def open_run(snapshot_id: str, model: str, context: Optional[Dict[str, str]],
-             max_consecutive_rejects: int, protected_texts: Iterable[str]):
+             max_consecutive_rejects: int, protected_texts: Iterable[str],
+             text_format: Optional[str] = None):
     return pb.OpenRunRequest(
         snapshot_id=snapshot_id, model=model,
         context={str(k): str(v) for k, v in (context or {}).items()},
         max_consecutive_rejects=max_consecutive_rejects,
-        protected_texts=list(protected_texts))
+        protected_texts=list(protected_texts),
+        text_format=_types.text_format(text_format))
 
 
-def validate(scope: Scope, output: Any, repair: str, approval_id: str):
+def validate(scope: Scope, output: Any, repair: str, approval_id: str,
+             text_format: Optional[str] = None):
     field, value = _outputs.model_output(output)
     return pb.ValidateToolCallRequest(
         **{field: value}, **scope.ids, repair=_types.repair_policy(repair),
-        approval_id=approval_id)
+        approval_id=approval_id, text_format=_types.text_format(text_format))
 
 
 def check_output(scope: Scope, tool: str, result: Any, content_type: str,

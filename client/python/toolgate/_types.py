@@ -225,6 +225,12 @@ _REPAIR = {"strict": pb.REPAIR_POLICY_STRICT,
            "syntax_repair": pb.REPAIR_POLICY_SYNTAX_REPAIR}
 _OUTPUT_MODE = {"fail_closed": pb.OUTPUT_MODE_FAIL_CLOSED,
                 "degrade": pb.OUTPUT_MODE_DEGRADE}
+_TEXT_FORMATS = {"hermes": pb.TEXT_FORMAT_HERMES,
+                 "mistral": pb.TEXT_FORMAT_MISTRAL,
+                 "llama3_json": pb.TEXT_FORMAT_LLAMA3_JSON,
+                 "pythonic": pb.TEXT_FORMAT_PYTHONIC,
+                 "granite": pb.TEXT_FORMAT_GRANITE,
+                 "deepseek_v3": pb.TEXT_FORMAT_DEEPSEEK_V3}
 
 
 def choice(table: Dict[str, int], value: str, what: str) -> int:
@@ -245,3 +251,11 @@ def repair_policy(value: str) -> int:
 
 def output_mode(value: str) -> int:
     return choice(_OUTPUT_MODE, value, "mode")
+
+
+def text_format(value: Optional[str]) -> int:
+    """The model family's call syntax in text output (docs/formats.md);
+    None is UNSPECIFIED (today's reading)."""
+    if value is None:
+        return pb.TEXT_FORMAT_UNSPECIFIED
+    return choice(_TEXT_FORMATS, value, "text_format")

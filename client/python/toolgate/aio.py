@@ -82,10 +82,11 @@ class Gate:
     async def open_run(self, snapshot: str, *, model: str = "",
                        context: Optional[Dict[str, str]] = None,
                        max_consecutive_rejects: int = 0,
-                       protected_texts: Iterable[str] = ()) -> "Run":
+                       protected_texts: Iterable[str] = (),
+                       text_format: Optional[str] = None) -> "Run":
         request = rq.open_run(await self.resolve_snapshot(snapshot), model,
                               context, max_consecutive_rejects,
-                              protected_texts)
+                              protected_texts, text_format)
         r = await self._call("OpenRun", request)
         return Run(self, rq.Scope(r.snapshot_id, r.run_id, r.run_token))
 
@@ -130,8 +131,10 @@ class Run:
             run_id=self._scope.run_id, run_token=self._scope.run_token))
 
     async def validate(self, model_output: Any, *, repair: str = "strict",
-                       approval_id: str = "") -> Decision:
-        request = rq.validate(self._scope, model_output, repair, approval_id)
+                       approval_id: str = "",
+                       text_format: Optional[str] = None) -> Decision:
+        request = rq.validate(self._scope, model_output, repair, approval_id,
+                              text_format)
         return Decision.read(await self._gate._call("ValidateToolCall",
                                                     request))
 

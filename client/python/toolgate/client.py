@@ -83,11 +83,19 @@ class Gate:
     def open_run(self, snapshot: str, *, model: str = "",
                  context: Optional[Dict[str, str]] = None,
                  max_consecutive_rejects: int = 0,
-                 protected_texts: Iterable[str] = ()) -> "Run":
+                 protected_texts: Iterable[str] = (),
+                 text_format: Optional[str] = None) -> "Run":
         """Opens a run pinning a snapshot (id or name). Use it as a context
-        manager so the run is closed."""
+        manager so the run is closed.
+
+        text_format: the model family's call syntax in text output, one of
+        hermes, mistral, llama3_json, pythonic, granite, deepseek_v3
+        (docs/formats.md); every text output of the run is read in it.
+        None reads today's shapes (tags, fenced JSON, ReAct, a bare
+        object)."""
         request = rq.open_run(self.resolve_snapshot(snapshot), model, context,
-                              max_consecutive_rejects, protected_texts)
+                              max_consecutive_rejects, protected_texts,
+                              text_format)
         r = self._call("OpenRun", request)
         return Run(self, rq.Scope(r.snapshot_id, r.run_id, r.run_token))
 
@@ -145,14 +153,18 @@ class Run:
             run_id=self._scope.run_id, run_token=self._scope.run_token))
 
     def validate(self, model_output: Any, *, repair: str = "strict",
-                 approval_id: str = "") -> Decision:
+                 approval_id: str = "",
+                 text_format: Optional[str] = None) -> Decision:
         """Decides whether the call(s) in model_output may run.
 
         model_output: an OpenAI ChatCompletion/ChatCompletionMessage or
         Responses output items, an Anthropic Message or content blocks, a
         Gemini response, dicts of those, or text.
+        text_format: how text is written (see Gate.open_run); in a run,
+        None takes the run's, and any other value must be the run's.
         """
-        request = rq.validate(self._scope, model_output, repair, approval_id)
+        request = rq.validate(self._scope, model_output, repair, approval_id,
+                              text_format)
         return Decision.read(self._gate._call("ValidateToolCall", request))
 
     def validate_stream(self, events: Iterable[Any], *,
