@@ -36,7 +36,9 @@ std::vector<std::string> Codes(const v1::ValidateToolCallResponse& r) {
 }
 
 struct OpenStream {
-  grpc::ClientContext ctx;  // No deadline: only the server ends it.
+  // A deadline far past the server's timeout, so that a server that never
+  // ends an idle call fails the test (the message is then gRPC's own).
+  grpc::ClientContext ctx;
   v1::ValidateToolCallResponse resp;
   std::unique_ptr<grpc::ClientWriter<v1::ToolCallStreamRequest>> writer;
 };
@@ -81,6 +83,8 @@ class StreamIdleTest : public ::testing::Test {
 
   std::unique_ptr<OpenStream> Open() {
     auto s = std::make_unique<OpenStream>();
+    s->ctx.set_deadline(std::chrono::system_clock::now() +
+                        std::chrono::seconds(15));
     s->writer = stub_->ValidateToolCallStream(&s->ctx, &s->resp);
     return s;
   }
