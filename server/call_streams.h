@@ -11,6 +11,12 @@
 // The same class caps Envoy's ext_proc Process streams
 // (--max_ext_proc_streams), with an instance of its own.
 //
+// A slot is not held forever by a client that sends nothing: a stream
+// that waits idle_timeout_ms() for a message (--stream_idle_timeout_ms) is
+// ended DEADLINE_EXCEEDED and frees its slot (IdleDeadline; an ext_proc
+// stream only before its first message, since after it Envoy waits for the
+// tool).
+//
 // Thread-safety: every method may be called concurrently (atomics only).
 #ifndef TOOLGATE_SERVER_CALL_STREAMS_H_
 #define TOOLGATE_SERVER_CALL_STREAMS_H_
@@ -27,10 +33,15 @@ inline constexpr int kDefaultMaxCallStreams = 64;
 // Envoy opens one ext_proc stream per request in flight; each holds at
 // most two bodies of --max_input_bytes and 16 KiB of headers.
 inline constexpr int kDefaultMaxExtProcStreams = 1024;
+// How long an open stream may wait for a message before it is ended.
+inline constexpr int kDefaultStreamIdleTimeoutMs = 30000;
 
 class CallStreams {
  public:
-  explicit CallStreams(int max_open) : max_open_(max_open) {}
+  // `idle_timeout_ms` 0: streams are never ended for waiting.
+  explicit CallStreams(int max_open,
+                       int idle_timeout_ms = kDefaultStreamIdleTimeoutMs)
+      : max_open_(max_open), idle_timeout_ms_(idle_timeout_ms) {}
   CallStreams(const CallStreams&) = delete;
   CallStreams& operator=(const CallStreams&) = delete;
 
@@ -50,6 +61,7 @@ class CallStreams {
   }
 
   int max_open() const { return max_open_; }
+  int idle_timeout_ms() const { return idle_timeout_ms_; }
   int open() const { return open_.load(std::memory_order_relaxed); }
   int64_t held_bytes() const {
     return held_bytes_.load(std::memory_order_relaxed);
@@ -57,6 +69,7 @@ class CallStreams {
 
  private:
   const int max_open_;
+  const int idle_timeout_ms_;
   std::atomic<int> open_{0};
   std::atomic<int64_t> held_bytes_{0};
 };

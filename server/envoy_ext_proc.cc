@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "server/idle_deadline.h"
 #include "server/tracing.h"
 
 namespace toolgate {
@@ -314,12 +315,25 @@ class ProcessReactor final
       return;
     }
     has_slot_ = streams_ != nullptr;
+    // A stream that never sends its first message would hold its slot
+    // forever. After it, the stream waits for the tool's answer for as long
+    // as the tool takes (Envoy's own timeouts bound that): no deadline.
+    if (has_slot_ && streams_->idle_timeout_ms() > 0) {
+      idle_ = IdleDeadline::Start(streams_->idle_timeout_ms(),
+                                  [this] { Expire(); });
+    }
     StartRead(&request_);
   }
   ~ProcessReactor() override {
     if (has_slot_) streams_->Close();
   }
   void OnReadDone(bool ok) override {
+    if (idle_ != nullptr) {
+      const bool arrived = idle_->Arrived();
+      idle_->Release();  // Never Waiting() again: it ends nothing now.
+      idle_ = nullptr;
+      if (!arrived) return;  // Ended idle already: nothing to answer.
+    }
     if (!ok) {  // Envoy closed its side: nothing more to answer.
       Done(grpc::Status::OK);
       return;
@@ -367,9 +381,21 @@ class ProcessReactor final
     }
     StartRead(&request_);
   }
-  void OnDone() override { delete this; }
+  void OnDone() override {
+    if (idle_ != nullptr) idle_->Release();
+    delete this;
+  }
 
  private:
+  // On the alarm's thread, while the first read is pending and nothing
+  // else touches the stream (see IdleDeadline).
+  void Expire() {
+    Done(grpc::Status(
+        grpc::StatusCode::DEADLINE_EXCEEDED,
+        absl::StrCat("ext_proc Process: no first message for ",
+                     streams_->idle_timeout_ms(),
+                     " ms (--stream_idle_timeout_ms)")));
+  }
   void Done(const grpc::Status& status) {
     trace::RequestTrace* span =
         trace_.has_value() && trace_->recording() ? &*trace_ : nullptr;
@@ -396,6 +422,7 @@ class ProcessReactor final
   trace::Tracer* const tracer_;
   CallStreams* const streams_;  // May be null: no cap.
   bool has_slot_ = false;
+  IdleDeadline* idle_ = nullptr;  // Until the first message; may be null.
   grpc::CallbackServerContext* const context_;
   std::optional<trace::RequestTrace> trace_;
   ProcessingRequest request_;

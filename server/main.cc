@@ -236,7 +236,8 @@ int Serve(const ServerOptions &options) {
                         options.snapshot_create_admin
                             ? SnapshotCreate::kAdmin
                             : SnapshotCreate::kAnyone);
-  CallStreams call_streams(options.max_call_streams);
+  CallStreams call_streams(options.max_call_streams,
+                           options.stream_idle_timeout_ms);
   absl::StatusOr<std::unique_ptr<trace::Tracer>> tracer = StartTracer(options);
   if (!tracer.ok()) return Fail(tracer.status());
   std::unique_ptr<ServerMetrics> metrics;
@@ -256,7 +257,8 @@ int Serve(const ServerOptions &options) {
   RunGrants mesh_grants;
   EnvoyAuthzService envoy_authz(&engine, &mesh_grants, metrics.get(),
                                 tracer->get());
-  CallStreams ext_proc_streams(options.max_ext_proc_streams);
+  CallStreams ext_proc_streams(options.max_ext_proc_streams,
+                               options.stream_idle_timeout_ms);
   EnvoyExtProcService envoy_ext_proc(&engine, &mesh_grants, metrics.get(),
                                      tracer->get(), &ext_proc_streams);
   std::unique_ptr<grpc::Server> server = Start(

@@ -193,6 +193,10 @@ const std::map<std::string, Setter>& Setters() {
       {"max_ext_proc_streams",
        Number<int>([](ServerOptions* o) { return &o->max_ext_proc_streams; },
                    1, 100000)},
+      {"stream_idle_timeout_ms",
+       Number<int>(
+           [](ServerOptions* o) { return &o->stream_idle_timeout_ms; }, 100,
+           3600 * 1000)},
       {"shutdown_grace_seconds",
        Number<int>([](ServerOptions* o) { return &o->shutdown_grace_seconds; },
                    0, 3600)},
@@ -307,7 +311,8 @@ std::string ServerUsage() {
          "                [--result_schema_cache_bytes N] "
          "[--max_stream_events N]\n"
          "                [--schema_pool_bytes N] [--max_call_streams N]\n"
-         "                [--max_ext_proc_streams N]\n"
+         "                [--max_ext_proc_streams N] "
+         "[--stream_idle_timeout_ms N]\n"
          "                [--request_compile_bytes N]\n"
          "                [--max_send_message_bytes N] [--audit_log PATH|-]\n"
          "                [--audit_payloads] [--audit_required]\n"

@@ -56,6 +56,11 @@ struct ServerOptions {
   // holds at most a request body and an answer of --max_input_bytes and
   // 16 KiB of the headers toolgate reads: ~400 MB at the defaults.
   int max_ext_proc_streams = kDefaultMaxExtProcStreams;
+  // A ValidateToolCallStream call that receives no message for this long
+  // (before its first or between two), and an ext_proc Process stream that
+  // receives no first message within it, is ended DEADLINE_EXCEEDED (no
+  // decision) and frees its slot: idle clients cannot hold every slot.
+  int stream_idle_timeout_ms = kDefaultStreamIdleTimeoutMs;
   // Largest response the server sends; a bigger one fails that call with
   // RESOURCE_EXHAUSTED. 0: the larger of 4 MiB (a default client's receive
   // limit) and what the receive limit allows in (4 x max_input_bytes + 1 MiB).

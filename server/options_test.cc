@@ -1,5 +1,9 @@
 #include "server/options.h"
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 
@@ -82,6 +86,34 @@ TEST(ServerFlags, MaxCallStreams) {
         << bad;
   }
   EXPECT_NE(ServerUsage().find("[--max_call_streams N]"), std::string::npos);
+}
+
+TEST(ServerFlags, StreamIdleTimeout) {
+  auto d = ParseServerFlags({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->stream_idle_timeout_ms, 30000);
+  for (const auto& [flag, ms] : std::vector<std::pair<std::string, int>>{
+           {"--stream_idle_timeout_ms=100", 100},
+           {"--stream_idle_timeout_ms=300", 300},
+           {"--stream_idle_timeout_ms=3600000", 3600000}}) {
+    auto o = ParseServerFlags({flag});
+    ASSERT_TRUE(o.ok()) << flag << ": " << o.status();
+    EXPECT_EQ(o->stream_idle_timeout_ms, ms) << flag;
+  }
+  // Below 100 ms a slow client's pause would end its stream; 0 would turn
+  // the bound off. Neither is accepted, nor a typo.
+  for (const char* bad :
+       {"--stream_idle_timeout_ms=0", "--stream_idle_timeout_ms=99",
+        "--stream_idle_timeout_ms=-1", "--stream_idle_timeout_ms=3600001",
+        "--stream_idle_timeout_ms=30s", "--stream_idle_timeout_ms="}) {
+    auto o = ParseServerFlags({bad});
+    EXPECT_EQ(o.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(o.status().message().find("--stream_idle_timeout_ms"),
+              std::string::npos)
+        << o.status();
+  }
+  EXPECT_NE(ServerUsage().find("[--stream_idle_timeout_ms N]"),
+            std::string::npos);
 }
 
 TEST(ServerFlags, MetricsListenIsOffByDefaultAndDocumented) {

@@ -14,6 +14,7 @@
 #include "grpcpp/impl/codegen/server_callback_handlers.h"
 #include "grpcpp/support/proto_buffer_reader.h"
 #include "server/convert.h"
+#include "server/idle_deadline.h"
 #include "server/request_diagnosis.h"
 #include "server/tracing.h"
 
@@ -113,11 +114,16 @@ grpc::Status Serve(ToolGateService* typed,
 // events assembled as it arrives; then decides on gRPC's callback thread
 // like the unary methods, and finishes the call.
 //
-// Finish is only ever called with no read pending (from the constructor,
-// before any, or from OnReadDone, before the next): no read completes
-// after the answer, and OnDone, which frees the reactor, comes once gRPC
-// is done with the call. The client's messages still in flight are
-// dropped by gRPC (the call is over: its writes fail).
+// Finish with an answer is only ever called with no read pending (from
+// the constructor, before any, or from OnReadDone, before the next): no
+// read completes after the answer, and OnDone, which frees the reactor,
+// comes once gRPC is done with the call. The client's messages still in
+// flight are dropped by gRPC (the call is over: its writes fail).
+//
+// The one exception is a stream idle past --stream_idle_timeout_ms
+// (IdleDeadline): it is finished DEADLINE_EXCEEDED from the alarm's thread
+// while its read is pending, with no decision; that read then completes
+// and is dropped (Arrived() false).
 class ToolCallStreamReactor final
     : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
@@ -143,6 +149,10 @@ class ToolCallStreamReactor final
     }
     has_slot_ = true;
     stream_ = typed->NewToolCallStream();
+    if (streams_->idle_timeout_ms() > 0) {
+      idle_ = IdleDeadline::Start(streams_->idle_timeout_ms(),
+                                  [this] { Expire(); });
+    }
     StartRead(&bytes_);
   }
   ~ToolCallStreamReactor() override {
@@ -151,6 +161,8 @@ class ToolCallStreamReactor final
   }
 
   void OnReadDone(bool ok) override {
+    // Ended idle already: what was read (or not) counts for nothing.
+    if (idle_ != nullptr && !idle_->Arrived()) return;
     if (!ok) return Decide();  // Half-closed, or gone: the engine sees it.
     const size_t size = bytes_.Length();
     input_bytes_ += size;
@@ -161,11 +173,24 @@ class ToolCallStreamReactor final
     if (!status.ok()) return Done(status);
     Account();
     if (stream_->decided()) return Decide();  // Nothing later changes it.
+    if (idle_ != nullptr) idle_->Waiting();
     StartRead(&bytes_);
   }
-  void OnDone() override { delete this; }
+  void OnDone() override {
+    if (idle_ != nullptr) idle_->Release();
+    delete this;
+  }
 
  private:
+  // On the alarm's thread, while the read is pending and nothing else
+  // touches the stream (see IdleDeadline).
+  void Expire() {
+    Done(grpc::Status(
+        grpc::StatusCode::DEADLINE_EXCEEDED,
+        absl::StrCat("ValidateToolCallStream: no message for ",
+                     streams_->idle_timeout_ms(),
+                     " ms (--stream_idle_timeout_ms); nothing was decided")));
+  }
   void Decide() {
     TraceScope scope(Recording(trace_));
     Done(typed_->ValidateToolCallStream(context_, stream_.get(), response_));
@@ -210,6 +235,7 @@ class ToolCallStreamReactor final
   grpc::ByteBuffer bytes_;
   size_t input_bytes_ = 0;
   std::optional<trace::RequestTrace> trace_;
+  IdleDeadline* idle_ = nullptr;  // Null: no timeout, or refused.
 };
 
 }  // namespace

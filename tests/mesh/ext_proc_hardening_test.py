@@ -463,6 +463,87 @@ class OpenStreams(Base):
         self.assertLess(grown, self.CAP * 1024, "RSS grew %d KiB" % grown)
 
 
+class IdleStreams(Base):
+    """--stream_idle_timeout_ms: a Process stream that sends no first
+    message is ended DEADLINE_EXCEEDED and frees its slot (before, two such
+    streams held both slots of --max_ext_proc_streams=2 for good). A stream
+    idle after its request headers waits for the tool: it is not ended."""
+
+    CAP = 2
+    IDLE_MS = 1000
+    FLAGS = ("--max_ext_proc_streams=%d" % CAP,
+             "--stream_idle_timeout_ms=%d" % IDLE_MS)
+
+    def test_stream_without_a_first_message_is_ended_and_frees_its_slot(self):
+        start = h.time.monotonic()
+        idle = [h.ExtProcStream(self.server.ext_proc) for _ in range(self.CAP)]
+        try:
+            h.time.sleep(0.2)  # Both reach the server (nothing to answer).
+            extra = h.ExtProcStream(self.server.ext_proc)
+            with self.assertRaises(h.grpc.RpcError) as raised:
+                extra.request_headers({":method": "POST"})
+            extra.close()
+            self.assertEqual(raised.exception.code(),
+                             h.grpc.StatusCode.RESOURCE_EXHAUSTED)
+            for s in idle:
+                with self.assertRaises(h.grpc.RpcError) as raised:
+                    next(s.replies)  # Ended by the server, not the client.
+                self.assertEqual(raised.exception.code(),
+                                 h.grpc.StatusCode.DEADLINE_EXCEEDED)
+                self.assertIn("--stream_idle_timeout_ms",
+                              raised.exception.details())
+        finally:
+            for s in idle:
+                s.close()
+        self.assertGreaterEqual(h.time.monotonic() - start,
+                                self.IDLE_MS / 1000.0)
+        # Their slots are free: whole requests go through, up to the cap.
+        self.assert_a_call_passes()
+
+    def test_stream_idle_after_its_request_headers_is_not_ended(self):
+        call = h.tools_call("get_customer", {}, 1)
+        allowed = self.allowed_headers(call, "/mcp", ROUTE)
+        streams = [h.ExtProcStream(self.server.ext_proc)
+                   for _ in range(self.CAP)]
+        try:
+            for s in streams:
+                self.assertTrue(s.request_headers(dict(
+                    {":method": "POST"}, **allowed)).HasField(
+                        "request_headers"))
+            # The tool takes its time: well past the timeout.
+            h.time.sleep(2.5 * self.IDLE_MS / 1000.0)
+            for s in streams:
+                reply = s.request_body(json.dumps(call))
+                self.assertTrue(reply.HasField("request_body"), reply)
+                h.time.sleep(1.5 * self.IDLE_MS / 1000.0)
+                reply = s.response_headers({":status": "200",
+                                            "content-type":
+                                            "application/json"})
+                self.assertTrue(reply.HasField("response_headers"), reply)
+                reply = s.response_body(answer(GOOD_RESULT))
+                self.assertTrue(reply.HasField("response_body"), reply)
+        finally:
+            for s in streams:
+                s.close()
+        self.assert_a_call_passes()
+
+    def assert_a_call_passes(self):
+        call = h.tools_call("get_customer", {}, 1)
+        allowed = self.allowed_headers(call, "/mcp", ROUTE)
+        for _ in range(200):  # A closed stream's slot comes back soon.
+            try:
+                reply = self.process(allowed, json.dumps(call), "200",
+                                     "application/json", answer(GOOD_RESULT))
+                break
+            except h.grpc.RpcError as e:
+                self.assertEqual(e.code(),
+                                 h.grpc.StatusCode.RESOURCE_EXHAUSTED)
+                h.time.sleep(0.05)
+        else:
+            self.fail("no slot came back")
+        self.assertTrue(reply.HasField("response_body"), reply)
+
+
 if __name__ == "__main__":
     outcome = unittest.main(verbosity=2, exit=False).result
     if os.environ.get("XML_OUTPUT_FILE"):
