@@ -33,13 +33,14 @@ void SetValue(const trace::AttributeValue& value, otlp_common::AnyValue* out) {
 void AddAttribute(absl::string_view key, const trace::AttributeValue& value,
                   google::protobuf::RepeatedPtrField<otlp_common::KeyValue>* to) {
   otlp_common::KeyValue* kv = to->Add();
-  kv->set_key(std::string(key));
+  kv->set_key(key.data(), key.size());
   SetValue(value, kv->mutable_value());
 }
 
+// An id's bytes, for set_*_id(data, size): no temporary string.
 template <size_t N>
-std::string Bytes(const std::array<uint8_t, N>& id) {
-  return std::string(reinterpret_cast<const char*>(id.data()), N);
+const char* Bytes(const std::array<uint8_t, N>& id) {
+  return reinterpret_cast<const char*>(id.data());
 }
 
 template <size_t N>
@@ -51,10 +52,12 @@ bool Zero(const std::array<uint8_t, N>& id) {
 }
 
 void ToSpan(const trace::SpanData& s, otlp_trace::Span* out) {
-  out->set_trace_id(Bytes(s.trace_id));
-  out->set_span_id(Bytes(s.span_id));
-  if (!Zero(s.parent_span_id)) out->set_parent_span_id(Bytes(s.parent_span_id));
-  out->set_trace_state(s.tracestate);
+  out->set_trace_id(Bytes(s.trace_id), s.trace_id.size());
+  out->set_span_id(Bytes(s.span_id), s.span_id.size());
+  if (!Zero(s.parent_span_id)) {
+    out->set_parent_span_id(Bytes(s.parent_span_id), s.parent_span_id.size());
+  }
+  if (!s.tracestate.empty()) out->set_trace_state(s.tracestate);
   out->set_name(s.name);
   out->set_kind(s.server ? otlp_trace::Span::SPAN_KIND_SERVER
                          : otlp_trace::Span::SPAN_KIND_INTERNAL);
@@ -77,11 +80,11 @@ std::string InstanceId() {
 
 }  // namespace
 
-ExportTraceServiceRequest ToOtlpRequest(
-    const std::vector<trace::SpanData>& spans, const OtlpOptions& options,
-    const std::string& instance_id) {
-  ExportTraceServiceRequest request;
-  otlp_trace::ResourceSpans* rs = request.add_resource_spans();
+void FillOtlpRequest(const std::vector<trace::SpanData>& spans,
+                     const OtlpOptions& options,
+                     const std::string& instance_id,
+                     ExportTraceServiceRequest* request) {
+  otlp_trace::ResourceSpans* rs = request->add_resource_spans();
   auto* attrs = rs->mutable_resource()->mutable_attributes();
   AddAttribute("service.name", std::string("toolgate"), attrs);
   if (!options.service_version.empty()) {
@@ -90,7 +93,15 @@ ExportTraceServiceRequest ToOtlpRequest(
   AddAttribute("service.instance.id", instance_id, attrs);
   otlp_trace::ScopeSpans* ss = rs->add_scope_spans();
   ss->mutable_scope()->set_name("toolgate");
+  ss->mutable_spans()->Reserve(static_cast<int>(spans.size()));
   for (const trace::SpanData& s : spans) ToSpan(s, ss->add_spans());
+}
+
+ExportTraceServiceRequest ToOtlpRequest(
+    const std::vector<trace::SpanData>& spans, const OtlpOptions& options,
+    const std::string& instance_id) {
+  ExportTraceServiceRequest request;
+  FillOtlpRequest(spans, options, instance_id, &request);
   return request;
 }
 
@@ -121,12 +132,22 @@ OtlpExporter::OtlpExporter(OtlpOptions options,
           channel)) {}
 
 absl::Status OtlpExporter::Export(const std::vector<trace::SpanData>& spans) {
-  const ExportTraceServiceRequest request =
-      ToOtlpRequest(spans, options_, instance_id_);
+  // One arena per batch: a batch is thousands of small messages and
+  // strings, built once and dropped at once (without it, building and
+  // freeing them cost more than sending them: bench/README.md "Tracing
+  // overhead (issue 27)").
+  google::protobuf::ArenaOptions arena_options;
+  arena_options.start_block_size = 64 * 1024;
+  arena_options.max_block_size = 1024 * 1024;
+  google::protobuf::Arena arena(arena_options);
+  auto* request =
+      google::protobuf::Arena::CreateMessage<ExportTraceServiceRequest>(
+          &arena);
+  FillOtlpRequest(spans, options_, instance_id_, request);
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + options_.timeout));
   ExportTraceServiceResponse response;
-  const grpc::Status status = stub_->Export(&context, request, &response);
+  const grpc::Status status = stub_->Export(&context, *request, &response);
   if (!status.ok()) {
     return absl::UnavailableError(
         absl::StrCat("OTLP export to ", options_.endpoint, ": ",

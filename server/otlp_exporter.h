@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/trace/tracer.h"
+#include "google/protobuf/arena.h"
 #include "grpcpp/grpcpp.h"
 #include "opentelemetry/proto/collector/trace/v1/trace_service.grpc.pb.h"
 
@@ -32,7 +33,13 @@ struct OtlpOptions {
 
 // The request one batch becomes: one ResourceSpans (service.name
 // "toolgate", service.version, service.instance.id), one ScopeSpans
-// (scope "toolgate").
+// (scope "toolgate"). FillOtlpRequest builds it into `request` (which
+// may live on an arena).
+void FillOtlpRequest(
+    const std::vector<trace::SpanData>& spans, const OtlpOptions& options,
+    const std::string& instance_id,
+    opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest*
+        request);
 opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest
 ToOtlpRequest(const std::vector<trace::SpanData>& spans,
               const OtlpOptions& options, const std::string& instance_id);

@@ -1,6 +1,7 @@
 #include "core/trace/tracer.h"
 
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 #include <random>
@@ -61,26 +62,51 @@ bool Tracer::Sampled(const std::optional<TraceContext>& parent,
 }
 
 void Tracer::Submit(std::vector<SpanData> spans) {
+  if (spans.empty()) return;
   absl::MutexLock lock(&mu_);
-  if (stopping_ || queue_.size() + spans.size() > options_.max_queued_spans) {
+  if (stopping_ || queued_spans_ + spans.size() > options_.max_queued_spans) {
     dropped_.fetch_add(spans.size(), std::memory_order_relaxed);
     return;
   }
-  for (SpanData& s : spans) queue_.push_back(std::move(s));
+  // The request's spans move as one vector: no per-span work under the
+  // lock, on the request's thread.
+  queued_spans_ += spans.size();
+  queue_.push_back(std::move(spans));
 }
 
 std::vector<SpanData> Tracer::NextBatch() {
-  absl::MutexLock lock(&mu_);
   auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return stopping_ || queue_.size() >= options_.max_batch;
+    return stopping_ || queued_spans_ >= options_.max_batch;
   };
-  mu_.AwaitWithTimeout(absl::Condition(&ready), options_.flush_interval);
+  std::vector<std::vector<SpanData>> taken;
+  size_t n = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    mu_.AwaitWithTimeout(absl::Condition(&ready), options_.flush_interval);
+    // Whole requests, up to max_batch spans (a request larger than a
+    // batch is cut at max_batch; its rest stays first in the queue).
+    while (!queue_.empty() && n < options_.max_batch) {
+      std::vector<SpanData>& front = queue_.front();
+      const size_t room = options_.max_batch - n;
+      if (front.size() > room) {
+        std::vector<SpanData> part(std::make_move_iterator(front.begin()),
+                                   std::make_move_iterator(front.begin() + room));
+        front.erase(front.begin(), front.begin() + room);
+        n += room;
+        taken.push_back(std::move(part));
+        break;
+      }
+      n += front.size();
+      taken.push_back(std::move(front));
+      queue_.pop_front();
+    }
+    queued_spans_ -= n;
+  }
+  // Flattened outside the lock: Submit never waits on this.
   std::vector<SpanData> batch;
-  const size_t n = std::min(queue_.size(), options_.max_batch);
   batch.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    batch.push_back(std::move(queue_.front()));
-    queue_.pop_front();
+  for (std::vector<SpanData>& spans : taken) {
+    for (SpanData& s : spans) batch.push_back(std::move(s));
   }
   return batch;
 }
@@ -104,8 +130,9 @@ void Tracer::Loop() {
       // Shutting down with a collector that fails: one attempt, not one
       // deadline per queued batch.
       absl::MutexLock lock(&mu_);
-      dropped_.fetch_add(queue_.size(), std::memory_order_relaxed);
+      dropped_.fetch_add(queued_spans_, std::memory_order_relaxed);
       queue_.clear();
+      queued_spans_ = 0;
       return;
     }
   }
@@ -127,7 +154,9 @@ RequestTrace::RequestTrace(Tracer* tracer, absl::string_view name,
   root.name = std::string(name);
   root.server = true;
   root.start_unix_nanos = NowNanos();
-  spans_.reserve(16);
+  // Room for the server span and a child per stage of the longest
+  // pipeline (ValidateToolCall: 16), so recording never moves the spans.
+  spans_.reserve(kReservedSpans);
   spans_.push_back(std::move(root));
 }
 
@@ -151,14 +180,14 @@ void RequestTrace::SetError(absl::string_view message) {
 
 size_t RequestTrace::StartChild(absl::string_view name) {
   if (tracer_ == nullptr) return 0;
-  SpanData child;
-  child.trace_id = spans_[0].trace_id;
+  SpanData& child = spans_.emplace_back();
+  const SpanData& root = spans_[0];
+  child.trace_id = root.trace_id;
   child.span_id = RandomId<8>();
-  child.parent_span_id = spans_[0].span_id;
-  child.tracestate = spans_[0].tracestate;
-  child.name = std::string(name);
+  child.parent_span_id = root.span_id;
+  child.tracestate = root.tracestate;
+  child.name.assign(name.data(), name.size());
   child.start_unix_nanos = NowNanos();
-  spans_.push_back(std::move(child));
   return spans_.size() - 1;
 }
 

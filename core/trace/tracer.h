@@ -108,7 +108,8 @@ class Tracer {
   std::atomic<uint64_t> dropped_{0};
   std::atomic<uint64_t> exported_{0};
   absl::Mutex mu_;
-  std::deque<SpanData> queue_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::vector<SpanData>> queue_ ABSL_GUARDED_BY(mu_);  // Per request.
+  size_t queued_spans_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
@@ -145,6 +146,8 @@ class RequestTrace {
   void End();
 
  private:
+  static constexpr size_t kReservedSpans = 24;
+
   Tracer* tracer_;  // Null once submitted or when not recording.
   std::vector<SpanData> spans_;  // [0] is the server span.
 };
