@@ -73,7 +73,7 @@ for side in on off; do
   PID[$side]=$!
   wait_file "$WORK/port.$side" "server ($side)"
   "$WORK/loadgen" --addr="127.0.0.1:$(cat "$WORK/port.$side")" --mix=mixed \
-    --concurrency=2 --duration_seconds=2 >/dev/null
+    --concurrency=1 --duration_seconds=1 >/dev/null
 done
 echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) commit=$(git rev-parse --short HEAD)" \
   "load=\"$(cut -d' ' -f1-3 /proc/loadavg)\" cores=$(nproc)" \
@@ -102,8 +102,14 @@ print(json.dumps(d))' "$WORK/run.json" "$before" "$after" "$ticks" \
     done
   done
 done
-sleep 1
+# Until the exporter is idle (its queue drained: the count stops moving).
 exported="$(metric "${METRICS[on]}" toolgate_spans_exported_total)"
+for _ in $(seq 20); do
+  sleep 0.7
+  now="$(metric "${METRICS[on]}" toolgate_spans_exported_total)"
+  [ "$now" = "$exported" ] && break
+  exported="$now"
+done
 dropped="$(metric "${METRICS[on]}" toolgate_spans_dropped_total)"
 off_exported="$(metric "${METRICS[off]}" toolgate_spans_exported_total)"
 kill -TERM "$RECEIVER_PID"

@@ -154,6 +154,8 @@ RequestTrace::RequestTrace(Tracer* tracer, absl::string_view name,
   root.name = std::string(name);
   root.server = true;
   root.start_unix_nanos = NowNanos();
+  // A decision sets ~15 attributes on its server span: grown once.
+  root.attributes.reserve(kReservedAttributes);
   // Room for the server span and a child per stage of the longest
   // pipeline (ValidateToolCall: 16), so recording never moves the spans.
   spans_.reserve(kReservedSpans);

@@ -147,6 +147,7 @@ class RequestTrace {
 
  private:
   static constexpr size_t kReservedSpans = 24;
+  static constexpr size_t kReservedAttributes = 20;
 
   Tracer* tracer_;  // Null once submitted or when not recording.
   std::vector<SpanData> spans_;  // [0] is the server span.

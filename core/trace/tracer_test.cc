@@ -13,6 +13,7 @@ namespace {
 struct Received {
   absl::Mutex mu;
   std::vector<SpanData> spans;
+  std::vector<size_t> batch_sizes;
   std::vector<SpanData> Get() {
     absl::MutexLock lock(&mu);
     return spans;
@@ -29,6 +30,7 @@ class RecordingExporter : public SpanExporter {
     if (into_ != nullptr) {
       absl::MutexLock lock(&into_->mu);
       into_->spans.insert(into_->spans.end(), spans.begin(), spans.end());
+      into_->batch_sizes.push_back(spans.size());
     }
     return absl::OkStatus();
   }
@@ -144,6 +146,65 @@ TEST(Tracer, FailedExportsAreCountedAsDropped) {
     EXPECT_EQ(tracer.dropped(), 10u);
     EXPECT_EQ(tracer.exported(), 0u);
   }
+}
+
+// The queue holds each request's spans as one vector and batches cut
+// them: whatever the sizes, every span is exported once, in order, in
+// batches of at most max_batch.
+TEST(Tracer, BatchesCutRequestsWithoutLosingOrReorderingSpans) {
+  struct Case {
+    size_t spans_per_request;
+    size_t max_batch;
+  };
+  for (const Case& c : std::vector<Case>{
+           {1, 10}, {3, 10}, {10, 10}, {17, 10}, {17, 16}, {17, 512}, {40, 7}}) {
+    SCOPED_TRACE(testing::Message() << c.spans_per_request << " spans, batch "
+                                    << c.max_batch);
+    Received received;
+    std::vector<std::string> expected;
+    TracerOptions o = Fast();
+    o.max_batch = c.max_batch;
+    {
+      Tracer tracer(o, std::make_unique<RecordingExporter>(&received));
+      for (int r = 0; r < 50; ++r) {
+        const std::string name = "r" + std::to_string(r);
+        RequestTrace t(&tracer, name, std::nullopt);
+        expected.push_back(name);
+        for (size_t i = 1; i < c.spans_per_request; ++i) {
+          expected.push_back(name + "/" + std::to_string(i));
+          t.EndChild(t.StartChild(expected.back()));
+        }
+      }
+    }  // The destructor exports what is queued.
+    std::vector<std::string> got;
+    for (const SpanData& s : received.Get()) got.push_back(s.name);
+    EXPECT_EQ(got, expected);
+    for (size_t n : received.batch_sizes) {
+      EXPECT_GE(n, 1u);
+      EXPECT_LE(n, c.max_batch);
+    }
+  }
+}
+
+TEST(Tracer, CountsExportedSpansAcrossSplitRequests) {
+  Received received;
+  TracerOptions o = Fast();
+  o.max_batch = 5;
+  uint64_t exported = 0;
+  {
+    Tracer tracer(o, std::make_unique<RecordingExporter>(&received));
+    for (int r = 0; r < 3; ++r) {
+      RequestTrace t(&tracer, "x", std::nullopt);
+      for (int i = 0; i < 11; ++i) t.StartChild("stage");
+    }
+    for (int i = 0; i < 400 && tracer.exported() < 36; ++i) {
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+    exported = tracer.exported();
+    EXPECT_EQ(tracer.dropped(), 0u);
+  }
+  EXPECT_EQ(exported, 36u);
+  EXPECT_EQ(received.Get().size(), 36u);
 }
 
 }  // namespace
