@@ -52,10 +52,12 @@ const std::vector<FlagSpec>& GlobalFlags() {
 std::string UsageLine(const Command& command) {
   std::string line = absl::StrCat("usage: ", kGlobalUsage, " ", command.name);
   for (const FlagSpec& flag : command.flags) {
-    absl::StrAppend(&line, " [--", flag.name, " ", flag.value_hint, "]",
+    absl::StrAppend(&line, " [--", flag.name,
+                    flag.boolean ? "" : absl::StrCat(" ", flag.value_hint), "]",
                     flag.repeatable ? "..." : "");
   }
   if (command.local_run) absl::StrAppend(&line, " ", command.local_usage);
+  if (command.takes_command) absl::StrAppend(&line, " -- COMMAND [ARGS...]");
   return line;
 }
 
@@ -179,7 +181,29 @@ struct Invocation {
   std::string address;
   std::string admin_token;
   std::shared_ptr<grpc::ChannelCredentials> credentials;
+  bool address_given = false;
+  std::vector<std::string> global_args;  // As given, "--name=value" each.
 };
+
+// Whether an address was chosen (flag or environment), and the global
+// flags as given.
+void NoteGlobals(const GlobalOptions& g, Invocation* inv) {
+  const char* env = std::getenv(kAddressEnvVar);
+  inv->address_given = g.addr.has_value() || (env != nullptr && env[0] != 0);
+  for (auto [name, value] :
+       std::initializer_list<
+           std::pair<const char*, const std::optional<std::string>*>>{
+           {"addr", &g.addr},
+           {"timeout", &g.timeout},
+           {"admin_token_file", &g.admin_token_file},
+           {"tls_ca_file", &g.tls_ca_file},
+           {"tls_cert_file", &g.tls_cert_file},
+           {"tls_key_file", &g.tls_key_file}}) {
+    if (value->has_value()) {
+      inv->global_args.push_back(absl::StrCat("--", name, "=", **value));
+    }
+  }
+}
 
 // Length of the leading run of global flags (with their values).
 size_t LeadingFlagsEnd(const std::vector<std::string>& args) {
@@ -214,6 +238,7 @@ bool ParseCommandArgs(const std::vector<std::string>& args, size_t begin,
   inv->flags = *std::move(flags);
   inv->timeout = *timeout;
   inv->address = ResolveAddress(globals.addr);
+  NoteGlobals(globals, inv);
   // `replay --server ADDR` names the server the way its usage says.
   if (auto server = inv->flags.Get("server")) inv->address = *server;
   if (globals.admin_token_file.has_value()) {
@@ -263,7 +288,20 @@ int RunCli(const std::vector<std::string>& args, std::istream& in,
         std::vector<std::string>(args.begin() + i + found->second, args.end()),
         in, out, err);
   }
-  if (!ParseCommandArgs(args, i + found->second, *leading, &inv, err)) {
+  // A command that runs another program: its flags end at "--".
+  std::vector<std::string> command_line;
+  std::vector<std::string> own_args = args;
+  if (inv.command->takes_command) {
+    auto dashes = std::find(args.begin() + i + found->second, args.end(), "--");
+    if (dashes == args.end() || dashes + 1 == args.end()) {
+      err << "toolgatectl: " << inv.command->name
+          << ": missing \"-- COMMAND [ARGS...]\"\n" << inv.usage << "\n";
+      return kExitError;
+    }
+    command_line.assign(dashes + 1, args.end());
+    own_args.assign(args.begin(), dashes);
+  }
+  if (!ParseCommandArgs(own_args, i + found->second, *leading, &inv, err)) {
     return kExitError;
   }
   std::shared_ptr<grpc::ChannelInterface> channel =
@@ -278,6 +316,10 @@ int RunCli(const std::vector<std::string>& args, std::istream& in,
   InputReader inputs(in);
   CommandContext ctx{inv.command->name, inv.usage, inv.flags, inputs,
                      channel, client, inv.timeout, in, out, err};
+  ctx.command_line = std::move(command_line);
+  ctx.address_given = inv.address_given;
+  ctx.address = inv.address;
+  ctx.global_args = inv.global_args;
   return inv.command->run(ctx);
 }
 

@@ -12,6 +12,7 @@
 #include "client/cli_approvals.h"
 #include "client/cli_requests.h"
 #include "client/health_check.h"
+#include "client/mcp_proxy/proxy_command.h"
 #include "client/replay_command.h"
 #include "client/schema_check.h"
 
@@ -228,6 +229,55 @@ int RunHealth(CommandContext& ctx) {
   return *status == kHealthServing ? kExitOk : kExitDenied;
 }
 
+// Seconds in (0, limit], for --await-approval.
+absl::StatusOr<absl::Duration> ParseSeconds(absl::string_view flag,
+                                            const std::string& text,
+                                            double limit) {
+  double seconds = 0;
+  if (!absl::SimpleAtod(text, &seconds) || !(seconds > 0) ||
+      seconds > limit) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", flag, " must be seconds in (0, ", limit, "], got \"", text,
+        "\""));
+  }
+  return absl::Seconds(seconds);
+}
+
+int RunMcpProxyCommand(CommandContext& ctx) {
+  mcp_proxy::McpProxyInvocation inv;
+  inv.command_line = ctx.command_line;
+  inv.address_given = ctx.address_given;
+  inv.address = ctx.address;
+  inv.channel = ctx.channel;
+  inv.client = &ctx.client;
+  inv.timeout = ctx.timeout;
+  inv.global_args = ctx.global_args;
+  inv.tenant = ctx.flags.Get("tenant").value_or("");
+  inv.model = ctx.flags.Get("model").value_or("");
+  inv.policy_file = ctx.flags.Get("policy").value_or("");
+  inv.accept_tool_changes = ctx.flags.GetBool("accept-tool-changes");
+  inv.hide_refused_tools = ctx.flags.GetBool("hide-refused-tools");
+  inv.server_binary = ctx.flags.Get("server_binary").value_or("");
+  inv.server_args = ctx.flags.GetAll("server_arg");
+  if (auto text = ctx.flags.Get("await-approval")) {
+    // The sidecar keeps an approval at most a week (--approval_ttl_seconds).
+    auto wait = ParseSeconds("await-approval", *text, 7 * 24 * 3600);
+    if (!wait.ok()) return UsageError(ctx, wait.status());
+    inv.await_approval = *wait;
+  }
+  if (auto text = ctx.flags.Get("max_message_bytes")) {
+    size_t bytes = 0;
+    if (!absl::SimpleAtoi(*text, &bytes) || bytes < 1024 ||
+        bytes > (size_t{64} << 20)) {
+      return UsageError(ctx, absl::InvalidArgumentError(absl::StrCat(
+                                 "--max_message_bytes must be 1024 to ",
+                                 size_t{64} << 20, ", got \"", *text, "\"")));
+    }
+    inv.max_message_bytes = bytes;
+  }
+  return mcp_proxy::RunMcpProxy(inv, ctx.err);
+}
+
 // Every RPC command takes --request; listed first in its usage line.
 std::vector<FlagSpec> RpcFlags(std::vector<FlagSpec> flags) {
   flags.insert(flags.begin(), FlagSpec{"request", "FILE|-"});
@@ -317,6 +367,20 @@ const std::vector<Command>& Commands() {
         {"server", "ADDR"},
         {"manifest", "FILE"}},
        &RunReplay},
+      {"mcp-proxy",
+       {{"tenant", "NAME"},
+        {"model", "MODEL"},
+        {"policy", "FILE"},
+        {"await-approval", "SECONDS"},
+        {"accept-tool-changes", "", false, /*boolean=*/true},
+        {"hide-refused-tools", "", false, /*boolean=*/true},
+        {"max_message_bytes", "N"},
+        {"server_binary", "PATH"},
+        {"server_arg", "FLAG", /*repeatable=*/true}},
+       &RunMcpProxyCommand,
+       nullptr,
+       "",
+       /*takes_command=*/true},
       {"schema check", {}, nullptr, &RunSchemaCheck,
        "--schema FILE [--dialect draft7|2020-12] [--ref-dir PREFIX=DIR]... "
        "[--format-assertion] [--max-errors N] < INSTANCES.jsonl"},

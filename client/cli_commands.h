@@ -33,6 +33,14 @@ struct CommandContext {
   std::istream& in;
   std::ostream& out;
   std::ostream& err;
+  // Commands that run another program (Command::takes_command): the words
+  // after "--".
+  std::vector<std::string> command_line;
+  // --addr (or $TOOLGATE_ADDR) was given, and the global flags as given
+  // (for commands that print a toolgatectl command line).
+  bool address_given = false;
+  std::string address;
+  std::vector<std::string> global_args;
 };
 
 // A command that needs no server: it gets every word after its name,
@@ -48,6 +56,9 @@ struct Command {
   // Set instead of `run` (and `flags`) for local commands.
   LocalRun local_run = nullptr;
   std::string local_usage;  // e.g. "--schema FILE [...]" for help.
+  // Its flags end at "--"; the words after it are the program it runs
+  // (CommandContext::command_line).
+  bool takes_command = false;
 };
 
 const std::vector<Command>& Commands();

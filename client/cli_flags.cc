@@ -67,6 +67,14 @@ absl::StatusOr<Flags> Flags::Parse(const std::vector<std::string>& args,
       return absl::InvalidArgumentError(
           absl::StrCat("unknown flag --", name));
     }
+    if (spec->boolean) {
+      if (!value.has_value()) value = "true";
+      if (*value != "true" && *value != "false") {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--", name, " takes no value (or =true / =false), got \"",
+            *value, "\""));
+      }
+    }
     if (!value.has_value()) {
       if (i + 1 >= args.size()) {
         return absl::InvalidArgumentError(
@@ -88,6 +96,10 @@ std::optional<std::string> Flags::Get(absl::string_view name) const {
   auto it = values_.find(name);
   if (it == values_.end()) return std::nullopt;
   return it->second.front();
+}
+
+bool Flags::GetBool(absl::string_view name) const {
+  return Get(name).value_or("false") == "true";
 }
 
 std::vector<std::string> Flags::GetAll(absl::string_view name) const {

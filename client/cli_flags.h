@@ -28,6 +28,9 @@ struct FlagSpec {
   std::string name;  // Without the leading "--".
   std::string value_hint;  // For usage lines, e.g. "FILE|-".
   bool repeatable = false;
+  // Takes no value ("--name" alone reads "true"); "--name=true|false"
+  // also accepted.
+  bool boolean = false;
 };
 
 class Flags {
@@ -39,6 +42,8 @@ class Flags {
                                      const std::vector<FlagSpec>& allowed);
 
   std::optional<std::string> Get(absl::string_view name) const;
+  // A boolean flag: false when absent.
+  bool GetBool(absl::string_view name) const;
   std::vector<std::string> GetAll(absl::string_view name) const;
 
  private:

@@ -356,6 +356,49 @@ std::vector<CliCase> UsageCases() {
 INSTANTIATE_TEST_SUITE_P(Usage, CliTest, ::testing::ValuesIn(UsageCases()),
                          CliCaseName);
 
+// mcp-proxy: everything that is wrong with its command line is found
+// before a server is started or a sidecar asked.
+std::vector<CliCase> McpProxyCases() {
+  return {
+      {.name = "McpProxyWithoutCommand",
+       .args = {"mcp-proxy", "--tenant", "t"},
+       .exit_code = 2,
+       .err_has = "missing \"-- COMMAND [ARGS...]\""},
+      {.name = "McpProxyDashesOnly",
+       .args = {"mcp-proxy", "--"},
+       .exit_code = 2,
+       .err_has = "missing \"-- COMMAND [ARGS...]\""},
+      {.name = "McpProxyZeroAwait",
+       .args = {"mcp-proxy", "--await-approval", "0", "--", "true"},
+       .exit_code = 2,
+       .err_has = "--await-approval must be seconds"},
+      {.name = "McpProxyTinyMessages",
+       .args = {"mcp-proxy", "--max_message_bytes", "10", "--", "true"},
+       .exit_code = 2,
+       .err_has = "--max_message_bytes must be 1024 to"},
+      {.name = "McpProxyBooleanWithValue",
+       .args = {"mcp-proxy", "--hide-refused-tools=yes", "--", "true"},
+       .exit_code = 2,
+       .err_has = "takes no value"},
+      {.name = "McpProxyMisspeltPolicy",
+       .args = {"mcp-proxy", "--addr", "{addr}", "--policy", "{tmp}/p.json",
+                "--", "true"},
+       .exit_code = 2,
+       .err_has = "unknown member \"polcy\"",
+       .files = {{"p.json", R"({"tools": {"write_file": {"polcy": {}}}})"}},
+       .check = NoCall("CreateSnapshot")},
+      // Flags after "--" are the server's; the sidecar is checked first.
+      {.name = "McpProxyUnreachableSidecar",
+       .args = {"mcp-proxy", "--addr", "{closed}", "--accept-tool-changes",
+                "--", "server", "--unknown-to-toolgatectl"},
+       .exit_code = 2,
+       .err_has = "is not serving"},
+  };
+}
+
+INSTANTIATE_TEST_SUITE_P(McpProxy, CliTest,
+                         ::testing::ValuesIn(McpProxyCases()), CliCaseName);
+
 // `schema check` is local: it reaches RunSchemaCheck with the words after
 // its name and never dials the server.
 std::vector<CliCase> SchemaCheckCases() {

@@ -1,6 +1,7 @@
 #!/bin/bash
-# The Node client, the Node agent loop, the Go example and the SSE
-# differential (tests/mesh/sse_reference) against the real
+# The Node client, the Node agent loop, the Go example, the SSE
+# differential (tests/mesh/sse_reference) and the MCP gateway (tests/mcp)
+# against the real
 # server (bazel-bin/server/toolgate, bazel-bin/client/toolgatectl: build
 # them first). Outside Bazel because npm ci needs the npm registry. The
 # Python client is the Bazel test //client/python:python_client_test.
@@ -11,6 +12,9 @@ cd "$(dirname "$0")/.."
 repo="$(pwd)"
 export TOOLGATE_SERVER="${TOOLGATE_SERVER:-$repo/bazel-bin/server/toolgate}"
 export TOOLGATE_CTL="${TOOLGATE_CTL:-$repo/bazel-bin/client/toolgatectl}"
+# The Node client's trace test runs tests/trace/otlp_receiver.py, which
+# compiles OpenTelemetry's protos from here (as scripts/test.sh passes them).
+export TOOLGATE_OTEL_PROTO_DIR="${TOOLGATE_OTEL_PROTO_DIR:-$(cd .. && pwd)/shared/otel-proto}"
 passed=0
 failed=0
 stage() {  # stage NAME DIR COMMAND...
@@ -36,6 +40,10 @@ stage "go example" examples/go ./test.sh
 # toolgate's SSE reader against eventsource-parser (the MCP TypeScript
 # SDK's) and Python's line splitting, 3000 generated bodies (seed 25).
 stage "sse reference differential" tests/mesh/sse_reference ./run.sh
+# The MCP gateway (toolgatectl mcp-proxy, docs/gateway.md): the MCP
+# TypeScript SDK's client through the proxy in front of server-everything,
+# server-filesystem and a hostile server (pinned in tests/mcp's lockfile).
+stage "mcp gateway" tests/mcp npm_test
 # The overhead bench (bench/clients/README.md), briefly, so it never rots: no
 # timing is asserted, only that both languages report every figure.
 bench_smoke() {

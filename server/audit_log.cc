@@ -42,6 +42,7 @@ std::string AuditLine(const AuditRecord &r) {
   if (!r.approval_id.empty()) line["approval_id"] = r.approval_id;
   if (!r.approver.empty()) line["approver"] = r.approver;
   if (!r.reason.empty()) line["reason"] = r.reason;
+  if (!r.mcp_request_id.empty()) line["mcp_request_id"] = r.mcp_request_id;
   if (!r.payload.is_null()) line["payload"] = r.payload;
   return CanonicalJson(line) + "\n";
 }

@@ -118,6 +118,10 @@ ValidateCallRequest FromProto(const v1::ValidateToolCallRequest& request) {
   out.syntax_repair = request.repair() == v1::REPAIR_POLICY_SYNTAX_REPAIR;
   out.approval_id = request.approval_id();
   out.forward_as_sent = request.forward_as_sent();
+  if (!request.mcp_request_id().empty()) {
+    out.source = std::string(kMcpStdioSource);
+    out.mcp_request_id = request.mcp_request_id();
+  }
   return out;
 }
 
@@ -236,6 +240,10 @@ ValidateOutputRequest FromProto(const v1::ValidateToolOutputRequest& request) {
       break;
     default:
       out.mode = output::OutputMode::kUnspecified;  // Fail closed.
+  }
+  if (!request.mcp_request_id().empty()) {
+    out.source = std::string(kMcpStdioSource);
+    out.mcp_request_id = request.mcp_request_id();
   }
   return out;
 }

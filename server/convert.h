@@ -14,6 +14,12 @@ namespace server {
 
 grpc::Status ToGrpc(const absl::Status& status);
 
+// The audit source and metrics rpc label of calls the MCP stdio gateway
+// makes (requests carrying mcp_request_id; docs/gateway.md).
+inline constexpr absl::string_view kMcpStdioSource = "mcp.stdio";
+// Longest accepted mcp_request_id (an MCP request id as JSON).
+inline constexpr size_t kMaxMcpRequestIdBytes = 256;
+
 // What the engine checks to learn that the caller has gone: the call's
 // cancellation (client cancel, or gRPC's own deadline enforcement) and its
 // deadline. A null context never cancels.

@@ -26,6 +26,7 @@ using envoy::service::auth::v3::CheckResponse;
 using mesh::RpcError;
 using authz_internal::Ask;
 using authz_internal::ReadAsk;
+using authz_internal::ReadHeaders;
 using authz_internal::ResolveSnapshot;
 
 constexpr int kPermissionDenied = 7;  // google.rpc.Code
@@ -236,6 +237,19 @@ Answer Decide(Engine* engine, RunGrants* grants, const CheckRequest& request,
   return answer;
 }
 
+// The Check's server span, a child of the agent's trace context read from
+// the headers as the decision reads them (ReadAsk); empty when tracing is
+// off (nothing read).
+std::optional<trace::RequestTrace> StartCheckTrace(
+    trace::Tracer* tracer, const grpc::ServerContextBase& context,
+    const CheckRequest& request) {
+  if (tracer == nullptr) return std::nullopt;
+  const Headers headers = ReadHeaders(request.attributes().request().http());
+  return StartMeshTrace(tracer, context, HeaderOr(headers, "traceparent"),
+                        HeaderOr(headers, "tracestate"),
+                        "envoy.service.auth.v3.Authorization", "Check");
+}
+
 }  // namespace
 
 CheckResponse DecideCheck(Engine* engine, RunGrants* grants,
@@ -259,7 +273,8 @@ CheckResponse DecideCheck(Engine* engine, RunGrants* grants,
   }
   if (report != nullptr) {
     report->decision = answer.decision.label;
-    report->run_id = ask.run_id;
+    // Only a run the engine resolved: the header is the caller's text.
+    if (answer.decision.decided.has_value()) report->run_id = ask.run_id;
   }
   if (answer.decision.allowed) {
     Allow(ask, answer.decision, grant, &response);
@@ -278,9 +293,8 @@ grpc::ServerUnaryReactor* EnvoyAuthzService::Check(
                          ? std::chrono::steady_clock::now()
                          : std::chrono::steady_clock::time_point();
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  std::optional<trace::RequestTrace> trace = StartMeshTrace(
-      tracer_, *context, request->attributes().request().http().headers(),
-      "envoy.service.auth.v3.Authorization", "Check");
+  std::optional<trace::RequestTrace> trace =
+      StartCheckTrace(tracer_, *context, *request);
   trace::RequestTrace* span =
       trace.has_value() && trace->recording() ? &*trace : nullptr;
   MeshOutcome outcome;

@@ -13,16 +13,22 @@ namespace authz_internal {
 using envoy::service::auth::v3::AttributeContext;
 using envoy::service::auth::v3::CheckRequest;
 
-Ask ReadAsk(const AttributeContext::HttpRequest& http) {
-  Ask ask;
+Headers ReadHeaders(const AttributeContext::HttpRequest& http) {
+  Headers headers;
   // Envoy's map holds lower-case names, each once; a name there twice in
   // different case (or again in header_map) keeps every value, joined, as
   // AddHeaders does: never one of them silently.
   for (const auto& [name, value] : http.headers()) {
-    std::string& slot = ask.headers[absl::AsciiStrToLower(name)];
+    std::string& slot = headers[absl::AsciiStrToLower(name)];
     slot = slot.empty() ? value : absl::StrCat(slot, ",", value);
   }
-  AddHeaders(http.header_map(), &ask.headers);
+  AddHeaders(http.header_map(), &headers);
+  return headers;
+}
+
+Ask ReadAsk(const AttributeContext::HttpRequest& http) {
+  Ask ask;
+  ask.headers = ReadHeaders(http);
   ask.method =
       http.method().empty() ? HeaderOr(ask.headers, ":method") : http.method();
   ask.path = http.path().empty() ? HeaderOr(ask.headers, ":path") : http.path();

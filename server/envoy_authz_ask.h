@@ -32,6 +32,11 @@ struct Ask {
   trace::RequestTrace* trace = nullptr;  // Not owned; may be null.
 };
 
+// The request's headers by lower-case name, every value of a name joined
+// with ',' (from Envoy's map and its header_map).
+Headers ReadHeaders(
+    const envoy::service::auth::v3::AttributeContext::HttpRequest& http);
+
 Ask ReadAsk(
     const envoy::service::auth::v3::AttributeContext::HttpRequest& http);
 

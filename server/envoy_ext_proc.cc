@@ -164,6 +164,7 @@ std::optional<Json> ExtProcSession::CheckAnswer() {
   ask.source = std::string(kExtProcSource);
   mesh::HttpAnswer answer;
   answer.content_type = HeaderOr(response_headers_, "content-type");
+  answer.content_encoding = HeaderOr(response_headers_, "content-encoding");
   (void)absl::SimpleAtoi(HeaderOr(response_headers_, ":status"),
                          &answer.status);
   answer.body = response_body_;
@@ -275,14 +276,15 @@ class ProcessReactor final
     // The stream's span starts with its first message: the request's
     // headers carry the agent's trace context.
     if (tracer_ != nullptr && !trace_.has_value()) {
-      google::protobuf::Map<std::string, std::string> headers;
+      // As the session reads them: a header sent twice is joined, so a
+      // traceparent sent twice is invalid (W3C), as ext_authz sees it.
+      Headers headers;
       if (request_.has_request_headers()) {
-        for (const auto& h : request_.request_headers().headers().headers()) {
-          headers[h.key()] = h.raw_value().empty() ? h.value() : h.raw_value();
-        }
+        AddHeaders(request_.request_headers().headers(), &headers);
       }
       std::optional<trace::RequestTrace> started = StartMeshTrace(
-          tracer_, *context_, headers,
+          tracer_, *context_, HeaderOr(headers, "traceparent"),
+          HeaderOr(headers, "tracestate"),
           "envoy.service.ext_proc.v3.ExternalProcessor", "Process");
       if (started.has_value()) trace_.emplace(std::move(*started));
     }

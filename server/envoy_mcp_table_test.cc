@@ -115,11 +115,15 @@ TEST_F(McpTableTest, ExtProcAnswersTheAnswerTable) {
         {std::string(kSnapshotHeader), snapshot_},
         {std::string(kToolHeader), c.tool}};
     if (c.route != "-") headers.push_back({std::string(kRouteHeader), c.route});
+    std::vector<std::pair<std::string, std::string>> answer_headers = {
+        {":status", std::to_string(c.status)},
+        {"content-type", c.content_type}};
+    if (!c.content_encoding.empty()) {
+      answer_headers.push_back({"content-encoding", c.content_encoding});
+    }
     std::vector<ProcessingRequest> stream = {
         Headers(true, headers), Body(true, c.request),
-        Headers(false, {{":status", std::to_string(c.status)},
-                        {"content-type", c.content_type}}),
-        Body(false, c.answer)};
+        Headers(false, answer_headers), Body(false, c.answer)};
     ProcessingResponse last;
     size_t step = 0;
     bool done = false;

@@ -197,6 +197,7 @@ absl::StatusOr<std::unique_ptr<trace::Tracer>> StartTracer(
   if (!exporter.ok()) return exporter.status();
   trace::TracerOptions t;
   t.sample_ratio = options.trace_sample_ratio;
+  t.shutdown_budget = absl::Milliseconds(options.otlp_timeout_ms);
   std::cerr << "toolgate: traces to " << options.otlp_endpoint
             << " (sample ratio " << options.trace_sample_ratio << ")\n";
   return std::make_unique<trace::Tracer>(t, *std::move(exporter));

@@ -121,6 +121,10 @@ std::vector<std::string> ServerMetrics::DecisionNames(absl::string_view rpc) {
             "STOP",       "PASS_THROUGH", "DENIED_REQUEST",
             "DENIED_RUN", "ERROR",        "other"};
   }
+  if (rpc == "mcp.stdio") {
+    return {"ALLOW", "REJECT", "NEEDS_APPROVAL", "STOP",
+            "VALID", "INVALID", "other"};
+  }
   if (rpc == "ext_proc.Process") {
     return {"VALID", "INVALID", "PASS_THROUGH", "DENIED", "ERROR", "other"};
   }
@@ -134,7 +138,10 @@ const std::vector<std::string>& ServerMetrics::RpcNames() {
       "ValidateToolCallStream", "ExtractVerdict", "ValidateToolOutput",
       "ListApprovals", "DecideApproval", "AwaitApproval",
       // Envoy's mesh hook (server/envoy_authz.h, server/envoy_ext_proc.h).
-      "ext_authz.Check", "ext_proc.Process"};
+      "ext_authz.Check", "ext_proc.Process",
+      // The MCP stdio gateway's ValidateToolCall and ValidateToolOutput
+      // (requests carrying mcp_request_id; docs/gateway.md).
+      "mcp.stdio"};
   return *names;
 }
 
@@ -144,6 +151,18 @@ bool ServerMetrics::IsKnownViolationCode(absl::string_view code) {
 
 bool ServerMetrics::IsKnownRepair(absl::string_view kind) {
   return KnownRepairs().contains(kind);
+}
+
+int ServerMetrics::SlotFor(const v1::ValidateToolCallRequest& request,
+                           int slot) {
+  static const int mcp = RpcSlot("mcp.stdio");
+  return request.mcp_request_id().empty() ? slot : mcp;
+}
+
+int ServerMetrics::SlotFor(const v1::ValidateToolOutputRequest& request,
+                           int slot) {
+  static const int mcp = RpcSlot("mcp.stdio");
+  return request.mcp_request_id().empty() ? slot : mcp;
 }
 
 int ServerMetrics::RpcSlot(absl::string_view rpc) {
@@ -342,8 +361,8 @@ void ServerMetrics::CountRepair(absl::string_view kind) {
 
 void ServerMetrics::Decided(const v1::ValidateToolCallRequest& request,
                             const v1::ValidateToolCallResponse& response) {
-  static const int slot = RpcSlot("ValidateToolCall");
-  DecidedCall(slot, request.run_id(), response);
+  DecidedCall(SlotFor(request, RpcSlot("ValidateToolCall")), request.run_id(),
+              response);
 }
 
 void ServerMetrics::DecidedStream(
@@ -382,7 +401,7 @@ void ServerMetrics::Decided(const v1::ExtractVerdictRequest&,
 
 void ServerMetrics::Decided(const v1::ValidateToolOutputRequest& request,
                             const v1::ValidateToolOutputResponse& response) {
-  static const int slot = RpcSlot("ValidateToolOutput");
+  const int slot = SlotFor(request, RpcSlot("ValidateToolOutput"));
   absl::string_view name = v1::OutputVerdict_Name(response.verdict());
   name.remove_prefix(name.rfind('_') + 1);  // OUTPUT_VERDICT_VALID -> VALID.
   Decision(slot, name).Increment();

@@ -64,7 +64,7 @@ class ServerMetrics {
  public:
   // The RPCs that get labels: toolgate.v1's in proto order (metrics_test
   // checks that every registered RPC is one of them), then Envoy's
-  // "ext_authz.Check" and "ext_proc.Process".
+  // "ext_authz.Check" and "ext_proc.Process", then "mcp.stdio".
   static const std::vector<std::string>& RpcNames();
   // The `decision` label values of `rpc`, "other" last; empty for RPCs
   // that decide nothing.
@@ -93,6 +93,15 @@ class ServerMetrics {
 
   // The index of `rpc` in RpcNames(), or -1.
   static int RpcSlot(absl::string_view rpc);
+  // The slot a request is counted under: the MCP stdio gateway's calls
+  // (mcp_request_id set) under "mcp.stdio", everything else under `slot`,
+  // its RPC's.
+  static int SlotFor(const v1::ValidateToolCallRequest& request, int slot);
+  static int SlotFor(const v1::ValidateToolOutputRequest& request, int slot);
+  template <typename Request>
+  static int SlotFor(const Request&, int slot) {
+    return slot;
+  }
 
   // One finished call of RPC `slot`: its status, how long it took from the
   // request's arrival, and the request's size on the wire.

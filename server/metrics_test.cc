@@ -53,6 +53,40 @@ TEST(ServerMetricsTest, EveryRegisteredRpcHasItsLabel) {
   EXPECT_EQ(ServerMetrics::RpcSlot("NoSuchRpc"), -1);
 }
 
+TEST(ServerMetricsTest, TheMcpGatewaysCallsCountUnderMcpStdio) {
+  Engine engine;
+  ServerMetrics metrics(&engine);
+  const int call = ServerMetrics::RpcSlot("ValidateToolCall");
+  const int output = ServerMetrics::RpcSlot("ValidateToolOutput");
+  const int mcp = ServerMetrics::RpcSlot("mcp.stdio");
+  ASSERT_GE(mcp, 0);
+  v1::ValidateToolCallRequest request;
+  EXPECT_EQ(ServerMetrics::SlotFor(request, call), call);
+  v1::ValidateToolCallResponse response;
+  response.set_decision(v1::DECISION_REJECT);
+  metrics.Decided(request, response);
+  request.set_mcp_request_id("7");
+  EXPECT_EQ(ServerMetrics::SlotFor(request, call), mcp);
+  metrics.Decided(request, response);
+  v1::ValidateToolOutputRequest out_request;
+  out_request.set_mcp_request_id("7");
+  EXPECT_EQ(ServerMetrics::SlotFor(out_request, output), mcp);
+  v1::ValidateToolOutputResponse out_response;
+  out_response.set_verdict(v1::OUTPUT_VERDICT_INVALID);
+  metrics.Decided(out_request, out_response);
+  auto decided = [&](const char* rpc, const char* decision) {
+    return Value(metrics, "toolgate_decisions_total",
+                 {{"rpc", rpc}, {"decision", decision}});
+  };
+  EXPECT_EQ(decided("ValidateToolCall", "REJECT"), 1);
+  EXPECT_EQ(decided("mcp.stdio", "REJECT"), 1);
+  EXPECT_EQ(decided("mcp.stdio", "INVALID"), 1);
+  EXPECT_EQ(decided("ValidateToolOutput", "INVALID"), 0);
+  EXPECT_EQ(ServerMetrics::DecisionNames("mcp.stdio"),
+            (std::vector<std::string>{"ALLOW", "REJECT", "NEEDS_APPROVAL",
+                                      "STOP", "VALID", "INVALID", "other"}));
+}
+
 TEST(ServerMetricsTest, RequestTextNeverBecomesALabel) {
   Engine engine;
   ServerMetrics metrics(&engine);

@@ -90,12 +90,13 @@ grpc::Status Serve(ToolGateService* typed,
                    grpc::CallbackServerContext* context,
                    const grpc::ByteBuffer& bytes, Response* response,
                    ServerMetrics* metrics, trace::Tracer* tracer,
-                   absl::string_view name) {
+                   absl::string_view name, int* slot) {
   std::optional<trace::RequestTrace> trace = StartTrace(tracer, *context, name);
   trace::RequestTrace* span = Recording(trace);
   Request request;
   grpc::Status status = ParseRequest(bytes, &request);
   if (status.ok()) {
+    *slot = ServerMetrics::SlotFor(request, *slot);
     TraceScope scope(span);
     status = (typed->*method)(context, &request, response);
   }
@@ -265,13 +266,15 @@ void RawToolGateService::Add(
                                    : std::chrono::steady_clock::time_point();
             auto handle = [typed, method, metrics, tracer, name, slot,
                            context, bytes, response, start] {
+              int counted = slot;  // The gateway's calls: "mcp.stdio".
               grpc::Status status =
                   Serve<Request>(typed, method, context, *bytes, response,
-                                 metrics, tracer, name);
+                                 metrics, tracer, name, &counted);
               if (metrics != nullptr) {
                 const std::chrono::duration<double> took =
                     std::chrono::steady_clock::now() - start;
-                metrics->Finished(slot, status, took.count(), bytes->Length());
+                metrics->Finished(counted, status, took.count(),
+                                  bytes->Length());
               }
               return status;
             };

@@ -145,6 +145,10 @@ grpc::Status ToolGateService::ValidateToolCall(
     grpc::ServerContextBase* context,
     const v1::ValidateToolCallRequest* request,
     v1::ValidateToolCallResponse* response) {
+  if (request->mcp_request_id().size() > kMaxMcpRequestIdBytes) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "mcp_request_id is longer than 256 bytes");
+  }
   auto engine_request = FromProto(*request);
   engine_request.cancel = ToCancelToken(context);
   engine_request.trace = CurrentTrace();
@@ -186,6 +190,10 @@ grpc::Status ToolGateService::ValidateToolOutput(
     grpc::ServerContextBase* context,
     const v1::ValidateToolOutputRequest* request,
     v1::ValidateToolOutputResponse* response) {
+  if (request->mcp_request_id().size() > kMaxMcpRequestIdBytes) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "mcp_request_id is longer than 256 bytes");
+  }
   auto engine_request = FromProto(*request);
   engine_request.cancel = ToCancelToken(context);
   auto result = engine_->ValidateToolOutput(engine_request);

@@ -1,6 +1,9 @@
 #include "server/tracing.h"
 
+#include <iterator>
 #include <vector>
+
+#include "absl/status/status.h"
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
@@ -17,12 +20,22 @@ thread_local trace::RequestTrace* current_trace = nullptr;
 // of violations must not make a span of thousands of strings.
 constexpr size_t kMaxListed = 64;
 
+// Every value of metadata `key`, joined with ',' as HTTP joins a header
+// sent twice (a traceparent sent twice is then invalid, as W3C asks; two
+// tracestate lines make one list). No copy for the usual single value.
 absl::string_view Metadata(const grpc::ServerContextBase& context,
-                           const char* key) {
-  const auto& metadata = context.client_metadata();
-  auto it = metadata.find(key);
-  if (it == metadata.end()) return absl::string_view();
-  return absl::string_view(it->second.data(), it->second.size());
+                           const char* key, std::string* joined) {
+  auto range = context.client_metadata().equal_range(key);
+  if (range.first == range.second) return absl::string_view();
+  absl::string_view first(range.first->second.data(),
+                          range.first->second.size());
+  if (std::next(range.first) == range.second) return first;
+  joined->assign(first.data(), first.size());
+  for (auto it = std::next(range.first); it != range.second; ++it) {
+    absl::StrAppend(joined, ",",
+                    absl::string_view(it->second.data(), it->second.size()));
+  }
+  return *joined;
 }
 
 template <typename Violations>
@@ -85,8 +98,9 @@ std::vector<std::string> ResolvedTools(
 
 std::optional<trace::TraceContext> TraceParentOf(
     const grpc::ServerContextBase& context) {
-  return trace::ParseTraceparent(Metadata(context, "traceparent"),
-                                 Metadata(context, "tracestate"));
+  std::string traceparent, tracestate;
+  return trace::ParseTraceparent(Metadata(context, "traceparent", &traceparent),
+                                 Metadata(context, "tracestate", &tracestate));
 }
 
 void SetRpc(trace::RequestTrace& trace, absl::string_view service,
@@ -98,7 +112,12 @@ void SetRpc(trace::RequestTrace& trace, absl::string_view service,
 
 void SetStatus(trace::RequestTrace& trace, const grpc::Status& status) {
   trace.Set("rpc.grpc.status_code", int64_t{status.error_code()});
-  if (!status.ok()) trace.SetError(status.error_message());
+  // The code's name, never the message: messages quote what the caller
+  // sent (an unknown run id, a map key, a name), which may be a secret.
+  if (!status.ok()) {
+    trace.SetError(absl::StatusCodeToString(
+        static_cast<absl::StatusCode>(status.error_code())));
+  }
 }
 
 // What a tool-call decision says; `path` is how its output was read.
@@ -185,16 +204,12 @@ void SetAnswer(trace::RequestTrace& trace,
 
 std::optional<trace::RequestTrace> StartMeshTrace(
     trace::Tracer* tracer, const grpc::ServerContextBase& context,
-    const google::protobuf::Map<std::string, std::string>& http_headers,
+    absl::string_view traceparent, absl::string_view tracestate,
     absl::string_view service, absl::string_view method) {
   std::optional<trace::RequestTrace> out;
   if (tracer == nullptr) return out;
-  auto header = [&](const char* key) -> absl::string_view {
-    auto it = http_headers.find(key);
-    return it == http_headers.end() ? absl::string_view() : it->second;
-  };
   std::optional<trace::TraceContext> parent =
-      trace::ParseTraceparent(header("traceparent"), header("tracestate"));
+      trace::ParseTraceparent(traceparent, tracestate);
   if (!parent.has_value()) parent = TraceParentOf(context);
   out.emplace(tracer, absl::StrCat(service, "/", method), parent);
   if (out->recording()) SetRpc(*out, service, method);

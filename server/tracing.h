@@ -18,7 +18,6 @@
 
 #include "absl/strings/string_view.h"
 #include "core/trace/tracer.h"
-#include "google/protobuf/map.h"
 #include "grpcpp/grpcpp.h"
 #include "server/metrics.h"
 #include "toolgate/v1/toolgate.pb.h"
@@ -27,11 +26,13 @@ namespace toolgate {
 namespace server {
 
 // traceparent / tracestate of a gRPC call's metadata; nullopt when absent
-// or invalid (the call then starts a trace of its own).
+// or invalid, or when traceparent came twice (the call then starts a
+// trace of its own).
 std::optional<trace::TraceContext> TraceParentOf(
     const grpc::ServerContextBase& context);
 
-// The server span's common attributes, and its status once answered.
+// The server span's common attributes, and its status once answered: an
+// error's code and its name as the span's status, never its message.
 void SetRpc(trace::RequestTrace& trace, absl::string_view service,
             absl::string_view method);
 void SetStatus(trace::RequestTrace& trace, const grpc::Status& status);
@@ -58,11 +59,12 @@ template <typename Request, typename Response>
 void SetAnswer(trace::RequestTrace&, const Request&, const Response&) {}
 
 // A mesh call's server span: its parent from the HTTP request's
-// traceparent/tracestate as Envoy passes them (the agent's trace), else
+// traceparent/tracestate as Envoy passes them (the agent's trace; a
+// header sent twice passed joined, as ext_authz's map joins it), else
 // from the gRPC metadata of Envoy's own call; empty when tracing is off.
 std::optional<trace::RequestTrace> StartMeshTrace(
     trace::Tracer* tracer, const grpc::ServerContextBase& context,
-    const google::protobuf::Map<std::string, std::string>& http_headers,
+    absl::string_view traceparent, absl::string_view tracestate,
     absl::string_view service, absl::string_view method);
 // What a mesh call decided (docs/mesh.md "Metrics" labels), on its span.
 void SetMeshOutcome(trace::RequestTrace& trace, const MeshOutcome& outcome);

@@ -19,6 +19,15 @@ export PYTHONPATH="$WORK/site"
 export TOOLGATE_SERVER="$R/server/toolgate"
 export TOOLGATE_CTL="$R/client/toolgatectl"
 export TOOLGATE_PROTO_DIR="$R/proto"
+# tests/test_trace.py's OTLP receiver compiles OpenTelemetry's protos from
+# shared/otel-proto, beside the checkout (scripts/test.sh passes it in).
+if [ -z "${TOOLGATE_OTEL_PROTO_DIR:-}" ]; then
+  d="$(dirname "$(readlink -f "$R/client/python/python_client_test.sh")")"
+  while [ "$d" != / ] && [ ! -d "$d/shared/otel-proto/opentelemetry" ]; do
+    d="$(dirname "$d")"
+  done
+  [ "$d" != / ] && export TOOLGATE_OTEL_PROTO_DIR="$d/shared/otel-proto"
+fi
 cd "$WORK"
 exec /usr/bin/python3 -m pytest -q -p no:cacheprovider \
   --junitxml="${XML_OUTPUT_FILE:-$WORK/junit.xml}" \

@@ -32,6 +32,7 @@ AuditRecord OutputAudit(const ValidateOutputRequest& request,
   record.audit_id = response.audit_id;
   record.rpc = "ValidateToolOutput";
   record.source = request.source;
+  record.mcp_request_id = request.mcp_request_id;
   record.decision = response.result.verdict == output::OutputVerdict::kValid
                         ? "VALID"
                         : "INVALID";

@@ -3,6 +3,8 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/mesh/mcp_turn.h"
 #include "core/mesh/tool_response.h"
@@ -23,6 +25,7 @@ ValidateOutputRequest OutputRequest(const AnswerAsk& ask,
   request.mode = output::OutputMode::kFailClosed;
   request.cancel = ask.cancel;
   request.source = ask.source;
+  request.mcp_request_id = ask.mcp_request_id;
   return request;
 }
 
@@ -55,6 +58,23 @@ std::optional<RpcError> NotOk(int status) {
   if (status >= 200 && status <= 299) return std::nullopt;
   return DeniedError("http_status",
                      absl::StrCat("the tool server answered HTTP ", status));
+}
+
+// Only an answer sent as its bytes is checked: the client undoes any
+// other coding (httpx, requests and fetch decode gzip, deflate and br), so
+// what it reads would not be what toolgate read. An ASCII-only deflate
+// stream reads as clean text to toolgate and as anything to the client.
+std::optional<RpcError> Encoded(absl::string_view coding) {
+  const absl::string_view trimmed = absl::StripAsciiWhitespace(coding);
+  if (trimmed.empty() || absl::EqualsIgnoreCase(trimmed, "identity")) {
+    return std::nullopt;
+  }
+  return DeniedError(
+      "unsupported_content_encoding",
+      absl::StrCat("the tool server answered with Content-Encoding \"", coding,
+                   "\": toolgate checks only an answer sent as it is "
+                   "(identity), since the client would read the decoded "
+                   "bytes"));
 }
 
 int Rank(absl::string_view label) {
@@ -178,6 +198,9 @@ AnswerVerdict CheckAnswer(McpDecider& decider, const McpLimits& limits,
     return verdict;
   }
   if (plan.kind == Kind::kRefuse) return Refused(plan, plan.refusal);
+  if (std::optional<RpcError> error = Encoded(answer.content_encoding)) {
+    return Refused(plan, *error);
+  }
   if (ask.snapshot_id.empty() && ask.run_id.empty()) {
     return Refused(plan, DeniedError("no_snapshot",
                                      "neither x-toolgate-snapshot nor a run"));

@@ -47,6 +47,8 @@ struct AnswerAsk {
   std::string run_token;
   CancelToken cancel;
   std::string source;  // The audit record's source ("envoy_ext_proc").
+  // The stdio gateway's JSON-RPC id (canonical JSON) for the audit record.
+  std::string mcp_request_id;
 };
 
 // A tool's answer as HTTP delivered it.
@@ -54,6 +56,10 @@ struct HttpAnswer {
   int status = 0;  // 0 when unknown: not 2xx.
   std::string content_type;
   absl::string_view body;  // Not owned.
+  // Content-Encoding as sent (headers sent twice joined by ','); empty
+  // when absent. Anything but identity is refused: the client would
+  // decode bytes toolgate never read.
+  std::string content_encoding;
 };
 
 // The check of one response (or one raw REST answer).

@@ -21,6 +21,7 @@ absl::StatusOr<ValidateCallResponse> Validate(McpDecider& decider,
   call.approval_id = ask.approval_id;
   call.cancel = ask.cancel;
   call.source = ask.source;
+  call.mcp_request_id = ask.mcp_request_id;
   call.trace = ask.trace;
   // Envoy forwards the request as it came: nothing toolgate would rewrite
   // (policy.coerce, strip_html) can reach the tool rewritten.

@@ -45,6 +45,8 @@ struct McpAsk {
   std::string approval_id;
   CancelToken cancel;
   std::string source;  // The audit record's source ("envoy_ext_authz").
+  // The stdio gateway's JSON-RPC id (canonical JSON) for the audit record.
+  std::string mcp_request_id;
   // Not owned, may be null: the engine's stages become its child spans.
   trace::RequestTrace* trace = nullptr;
 };

@@ -16,13 +16,12 @@
 // Decisions come from the McpDecider (mcp_decider.h): the Engine in
 // process (engine_decider.h) or toolgate.v1 over gRPC.
 //
-// A transport without HTTP (the stdio gateway) uses the same calls: a
-// host's line is Read and Decided (McpAsk::source names the front end,
-// e.g. "mcp.stdio"); what it forwards is Planned with Route::kMcp and the
-// single call's tool ("" for a batch); the server's answer line is
-// Checked as HttpAnswer{200, "application/json", line}, or one response
-// at a time with CheckResult, whose RpcError it may shape as it must
-// (an isError tool result) from ResultCheck.
+// A transport without HTTP (the stdio gateway, client/mcp_proxy/
+// call_gate.h) uses the same calls: it parses each line once, and a
+// host's tools/call message is ReadMessage'd and Decided (McpAsk::source
+// "mcp.stdio", McpAsk::mcp_request_id its id); the server's response to a
+// forwarded call goes through CheckResult, whose RpcError the gateway
+// shapes as it must (an isError tool result for INVALID) from ResultCheck.
 //
 // Thread-safety: as the decider; the gate itself holds only the decider
 // pointer and the limits, so it may be shared when the decider may.
@@ -50,6 +49,11 @@ class McpGate {
   // The request body, read once for everything below.
   McpRequest Read(absl::string_view body) const {
     return ReadMcpRequest(body, limits_.json);
+  }
+
+  // One message the transport parsed already (the stdio gateway's line).
+  McpRequest ReadMessage(const Json& message) const {
+    return ReadMcpMessage(message);
   }
 
   // An MCP route's request: allowed, or the answer of its deny.

@@ -115,6 +115,7 @@ TEST_F(McpGateTest, AnswerTable) {
     HttpAnswer answer;
     answer.status = c.status;
     answer.content_type = c.content_type;
+    answer.content_encoding = c.content_encoding;
     answer.body = c.answer;
     const AnswerVerdict v = gate.Check(plan, Answering(), answer);
     EXPECT_EQ(v.valid, c.passed);

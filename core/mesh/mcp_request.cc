@@ -286,6 +286,18 @@ McpRequest ReadMcpRequest(absl::string_view body, const JsonLimits& limits) {
   return out;
 }
 
+McpRequest ReadMcpMessage(const Json& message) {
+  McpRequest out;
+  if (message.is_object()) {
+    auto id = message.find("id");
+    if (id != message.end() && ValidId(*id)) out.id = *id;
+  }
+  out.status = ExactNumbers(message);
+  if (!out.status.ok()) return out;
+  out.body.messages.push_back(Classify(message));
+  return out;
+}
+
 absl::StatusOr<McpBody> ReadMcpBody(absl::string_view body,
                                     const JsonLimits& limits) {
   McpRequest request = ReadMcpRequest(body, limits);

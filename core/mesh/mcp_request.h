@@ -98,6 +98,11 @@ struct McpRequest {
 };
 McpRequest ReadMcpRequest(absl::string_view body, const JsonLimits& limits);
 
+// One message a transport already parsed strictly (the stdio gateway reads
+// each line once, then routes it): read as ReadMcpRequest reads a body
+// holding it alone, number_inexact included.
+McpRequest ReadMcpMessage(const Json& message);
+
 // ReadMcpRequest's status and body, and its id alone.
 absl::StatusOr<McpBody> ReadMcpBody(absl::string_view body,
                                     const JsonLimits& limits);

@@ -148,6 +148,9 @@ struct ValidateCallRequest {
   // stage that runs becomes a child span of it, named as in the stage list,
   // and resolve sets the run's attributes (docs/operating.md "Tracing").
   trace::RequestTrace* trace = nullptr;
+  // The stdio gateway's MCP request id (canonical JSON), for the audit
+  // record; empty otherwise.
+  std::string mcp_request_id;
 };
 
 struct CallReport {
@@ -190,6 +193,7 @@ struct ValidateOutputRequest {
   // As in ValidateCallRequest; nothing counts toward the kill switch.
   CancelToken cancel;
   std::string source;  // As in ValidateCallRequest ("envoy_ext_proc").
+  std::string mcp_request_id;  // As in ValidateCallRequest.
 };
 
 struct ValidateOutputResponse {
@@ -243,6 +247,9 @@ struct AuditRecord {
   std::string approval_id;
   std::string approver;
   std::string reason;
+  // The MCP request id (canonical JSON) of a call or result the stdio
+  // gateway asked about ("source": "mcp.stdio"); empty otherwise.
+  std::string mcp_request_id;
   // Null, or the request in proto JSON form (toolgate.v1 field names)
   // without snapshot_id, run_id and run_token: what replay decides again.
   Json payload;

@@ -16,6 +16,7 @@ absl::Status AuditCall(CallContext& call) {
   record.audit_id = response.audit_id;
   record.rpc = "ValidateToolCall";
   record.source = call.request.source;
+  record.mcp_request_id = call.request.mcp_request_id;
   record.decision = std::string(DecisionName(response.decision));
   record.stop_reason = response.stop_reason;
   record.approval_id = response.approval_id;

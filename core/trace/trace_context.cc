@@ -1,6 +1,9 @@
 #include "core/trace/trace_context.h"
 
-#include "absl/strings/ascii.h"
+#include <vector>
+
+#include "absl/algorithm/container.h"
+#include "absl/strings/str_split.h"
 
 namespace toolgate::trace {
 namespace {
@@ -32,12 +35,66 @@ bool AllZero(const std::array<uint8_t, N>& id) {
   return true;
 }
 
-// A tracestate worth passing on: bounded, printable ASCII (its grammar's
-// characters), no control bytes that could split a header.
-bool PlausibleTracestate(absl::string_view s) {
+// HTTP's optional whitespace (spaces and tabs) around `s`.
+absl::string_view StripOws(absl::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+bool KeyChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-' || c == '*' || c == '/';
+}
+
+// The specification's key: a simple key (lcalpha, then up to 255 key
+// characters) or tenant@system (a tenant of up to 241 starting with a
+// letter or digit, a system of up to 14 starting with a letter).
+bool ValidKey(absl::string_view key) {
+  const size_t at = key.find('@');
+  absl::string_view tenant = key.substr(0, at);
+  absl::string_view system = at == absl::string_view::npos
+                                 ? absl::string_view()
+                                 : key.substr(at + 1);
+  if (tenant.empty() || !absl::c_all_of(tenant, KeyChar)) return false;
+  if (at == absl::string_view::npos) {
+    return tenant.size() <= 256 && tenant[0] >= 'a' && tenant[0] <= 'z';
+  }
+  return tenant.size() <= 241 && !system.empty() && system.size() <= 14 &&
+         system[0] >= 'a' && system[0] <= 'z' &&
+         absl::c_all_of(system, KeyChar);
+}
+
+// Printable ASCII but ',' and '=', spaces inside only, at most 256.
+bool ValidValue(absl::string_view value) {
+  if (value.empty() || value.size() > 256 || value.back() == ' ') return false;
+  return absl::c_all_of(value, [](char c) {
+    return c >= 0x20 && c <= 0x7e && c != ',' && c != '=';
+  });
+}
+
+// A tracestate worth passing on: bounded, and a list of at most 32
+// key=value members with distinct keys, as the specification writes it
+// (empty members and spaces or tabs around members allowed). Anything
+// else is not a tracestate but caller text, and is dropped whole.
+bool ValidTracestate(absl::string_view s) {
   if (s.size() > kMaxTracestateBytes) return false;
-  for (char c : s) {
-    if (c < 0x20 || c > 0x7e) return false;
+  std::vector<absl::string_view> keys;
+  for (absl::string_view member : absl::StrSplit(s, ',')) {
+    member = StripOws(member);
+    if (member.empty()) continue;
+    const size_t eq = member.find('=');
+    if (eq == absl::string_view::npos || keys.size() == 32) return false;
+    const absl::string_view key = member.substr(0, eq);
+    if (!ValidKey(key) || !ValidValue(member.substr(eq + 1)) ||
+        absl::c_linear_search(keys, key)) {
+      return false;
+    }
+    keys.push_back(key);
   }
   return true;
 }
@@ -56,7 +113,7 @@ std::string Hex(const uint8_t* bytes, size_t n) {
 
 std::optional<TraceContext> ParseTraceparent(absl::string_view traceparent,
                                              absl::string_view tracestate) {
-  traceparent = absl::StripAsciiWhitespace(traceparent);
+  traceparent = StripOws(traceparent);
   if (traceparent.size() < 55) return std::nullopt;
   std::array<uint8_t, 1> version;
   std::array<uint8_t, 1> flags;
@@ -74,8 +131,8 @@ std::optional<TraceContext> ParseTraceparent(absl::string_view traceparent,
   }
   if (AllZero(c.trace_id) || AllZero(c.span_id)) return std::nullopt;
   c.sampled = (flags[0] & 0x01) != 0;
-  tracestate = absl::StripAsciiWhitespace(tracestate);
-  if (PlausibleTracestate(tracestate)) c.tracestate = std::string(tracestate);
+  tracestate = StripOws(tracestate);
+  if (ValidTracestate(tracestate)) c.tracestate = std::string(tracestate);
   return c;
 }
 

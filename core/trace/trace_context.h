@@ -7,7 +7,10 @@
 // toolgate starts a new trace, as the specification asks, rather than
 // failing the call: tracing never changes a decision); a future version
 // is read by its first four fields; an all-zero trace or parent id is
-// invalid; hex must be lowercase.
+// invalid; hex must be lowercase. A tracestate is kept only when it is
+// one (the specification's list of at most 32 key=value members with
+// distinct keys, bounded): otherwise it is caller text and is dropped,
+// the traceparent still read.
 #ifndef TOOLGATE_CORE_TRACE_TRACE_CONTEXT_H_
 #define TOOLGATE_CORE_TRACE_TRACE_CONTEXT_H_
 
@@ -35,7 +38,9 @@ struct TraceContext {
 // dropped, never cut mid-member.
 inline constexpr size_t kMaxTracestateBytes = 512;
 
-// nullopt for a missing or invalid traceparent.
+// nullopt for a missing or invalid traceparent. A header sent twice is
+// passed joined with ',' (as HTTP joins it): an invalid traceparent, and
+// one tracestate list.
 std::optional<TraceContext> ParseTraceparent(absl::string_view traceparent,
                                              absl::string_view tracestate);
 

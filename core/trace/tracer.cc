@@ -33,6 +33,38 @@ std::array<uint8_t, N> RandomId() {
   }
 }
 
+// A string past kMaxAttributeBytes, cut at a UTF-8 boundary: a span's
+// size never depends on what a caller sent.
+void Bound(std::string& s) {
+  if (s.size() <= kMaxAttributeBytes) return;
+  size_t cut = kMaxAttributeBytes;
+  while (cut > 0 && (static_cast<uint8_t>(s[cut]) & 0xc0) == 0x80) --cut;
+  s.resize(cut);
+}
+
+void Bound(AttributeValue& value) {
+  if (auto* s = std::get_if<std::string>(&value)) {
+    Bound(*s);
+  } else if (auto* list = std::get_if<std::vector<std::string>>(&value)) {
+    if (list->size() > kMaxAttributeItems) list->resize(kMaxAttributeItems);
+    for (std::string& item : *list) Bound(item);
+  }
+}
+
+// Sets `key` on `span`, replacing an earlier value (OpenTelemetry's rule:
+// a span's attribute keys are unique).
+void SetAttribute(SpanData& span, absl::string_view key,
+                  AttributeValue value) {
+  Bound(value);
+  for (Attribute& a : span.attributes) {
+    if (a.key == key) {
+      a.value = std::move(value);
+      return;
+    }
+  }
+  span.attributes.push_back({std::string(key), std::move(value)});
+}
+
 }  // namespace
 
 Tracer::Tracer(TracerOptions options, std::unique_ptr<SpanExporter> exporter)
@@ -44,6 +76,7 @@ Tracer::~Tracer() {
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
+    stop_deadline_ = absl::Now() + options_.shutdown_budget;
   }
   thread_.join();
 }
@@ -118,6 +151,13 @@ void Tracer::Loop() {
     {
       absl::MutexLock lock(&mu_);
       stopping = stopping_;
+      if (stopping && !batch.empty() && absl::Now() > stop_deadline_) {
+        dropped_.fetch_add(batch.size() + queued_spans_,
+                           std::memory_order_relaxed);
+        queue_.clear();
+        queued_spans_ = 0;
+        return;
+      }
     }
     if (batch.empty()) {
       if (stopping) return;
@@ -171,13 +211,14 @@ RequestTrace::~RequestTrace() { End(); }
 
 void RequestTrace::Set(absl::string_view key, AttributeValue value) {
   if (tracer_ == nullptr) return;
-  spans_[0].attributes.push_back({std::string(key), std::move(value)});
+  SetAttribute(spans_[0], key, std::move(value));
 }
 
 void RequestTrace::SetError(absl::string_view message) {
   if (tracer_ == nullptr) return;
   spans_[0].error = true;
   spans_[0].status_message = std::string(message);
+  Bound(spans_[0].status_message);
 }
 
 size_t RequestTrace::StartChild(absl::string_view name) {
@@ -201,7 +242,7 @@ void RequestTrace::EndChild(size_t child) {
 void RequestTrace::SetOnChild(size_t child, absl::string_view key,
                               AttributeValue value) {
   if (tracer_ == nullptr || child == 0 || child >= spans_.size()) return;
-  spans_[child].attributes.push_back({std::string(key), std::move(value)});
+  SetAttribute(spans_[child], key, std::move(value));
 }
 
 std::string RequestTrace::Traceparent() const {

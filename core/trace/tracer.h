@@ -43,6 +43,12 @@ namespace toolgate::trace {
 using AttributeValue =
     std::variant<std::string, int64_t, bool, std::vector<std::string>>;
 
+// A string attribute (or list item, or status message) longer than this
+// is cut, and a list keeps its first kMaxAttributeItems: whatever a
+// caller sends, a span stays small, so the bounded queue bounds memory.
+inline constexpr size_t kMaxAttributeBytes = 1024;
+inline constexpr size_t kMaxAttributeItems = 64;
+
 struct Attribute {
   std::string key;
   AttributeValue value;
@@ -75,13 +81,18 @@ struct TracerOptions {
   size_t max_queued_spans = 8192;
   size_t max_batch = 512;
   absl::Duration flush_interval = absl::Milliseconds(500);
+  // At shutdown, queued batches are exported until this much time has
+  // passed since the stop; the rest are dropped (and counted), so a
+  // collector that is slow but answers cannot hold the exit for one
+  // deadline per batch.
+  absl::Duration shutdown_budget = absl::Seconds(1);
 };
 
 class Tracer {
  public:
   Tracer(TracerOptions options, std::unique_ptr<SpanExporter> exporter);
-  // Exports what is queued (once, bounded by the exporter's deadline) and
-  // stops the thread.
+  // Exports what is queued (within options.shutdown_budget, plus at most
+  // one export's own deadline) and stops the thread.
   ~Tracer();
   Tracer(const Tracer&) = delete;
   Tracer& operator=(const Tracer&) = delete;
@@ -111,6 +122,7 @@ class Tracer {
   std::deque<std::vector<SpanData>> queue_ ABSL_GUARDED_BY(mu_);  // Per request.
   size_t queued_spans_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Time stop_deadline_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   std::thread thread_;
 };
 
@@ -129,7 +141,7 @@ class RequestTrace {
 
   bool recording() const { return tracer_ != nullptr; }
 
-  // On the server span.
+  // On the server span. Setting a key again replaces its value.
   void Set(absl::string_view key, AttributeValue value);
   void SetError(absl::string_view message);
 

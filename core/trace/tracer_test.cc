@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <thread>
+#include <variant>
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
@@ -26,6 +27,7 @@ class RecordingExporter : public SpanExporter {
   explicit RecordingExporter(Received* into = nullptr) : into_(into) {}
   absl::Status Export(const std::vector<SpanData>& spans) override {
     if (block_ != nullptr) block_->WaitForNotification();
+    absl::SleepFor(delay_);
     if (fail_) return absl::UnavailableError("collector down");
     if (into_ != nullptr) {
       absl::MutexLock lock(&into_->mu);
@@ -36,6 +38,7 @@ class RecordingExporter : public SpanExporter {
   }
   bool fail_ = false;
   absl::Notification* block_ = nullptr;
+  absl::Duration delay_;
 
  private:
   Received* into_;
@@ -99,6 +102,82 @@ TEST(RequestTrace, NoTracerNoRecording) {
   EXPECT_FALSE(t.recording());
   EXPECT_EQ(t.StartChild("a"), 0u);
   t.End();
+}
+
+TEST(RequestTrace, SettingAKeyAgainReplacesItsValue) {
+  Received received;
+  {
+    Tracer tracer(Fast(), std::make_unique<RecordingExporter>(&received));
+    RequestTrace t(&tracer, "x", std::nullopt);
+    t.Set("toolgate.run_id", std::string("run_1"));
+    t.Set("toolgate.decision", std::string("ALLOW"));
+    t.Set("toolgate.run_id", std::string("run_2"));
+    const size_t child = t.StartChild("stage");
+    t.SetOnChild(child, "k", int64_t{1});
+    t.SetOnChild(child, "k", int64_t{2});
+  }
+  std::vector<SpanData> spans = received.Get();
+  ASSERT_EQ(spans.size(), 2u);
+  ASSERT_EQ(spans[0].attributes.size(), 2u);
+  EXPECT_EQ(spans[0].attributes[0].key, "toolgate.run_id");
+  EXPECT_EQ(std::get<std::string>(spans[0].attributes[0].value), "run_2");
+  ASSERT_EQ(spans[1].attributes.size(), 1u);
+  EXPECT_EQ(std::get<int64_t>(spans[1].attributes[0].value), 2);
+}
+
+// Whatever a caller makes toolgate set, a span stays small.
+TEST(RequestTrace, StringsListsAndStatusMessagesAreBounded) {
+  const std::string huge(1 << 20, 'x');
+  // "é" is two bytes: a cut never splits one.
+  std::string accented;
+  while (accented.size() < kMaxAttributeBytes + 8) accented += "\xc3\xa9";
+  Received received;
+  {
+    Tracer tracer(Fast(), std::make_unique<RecordingExporter>(&received));
+    RequestTrace t(&tracer, "x", std::nullopt);
+    t.Set("s", huge);
+    t.Set("odd", "a" + accented);
+    t.Set("list", std::vector<std::string>(kMaxAttributeItems + 10,
+                                           std::string(4096, 'y')));
+    t.SetOnChild(t.StartChild("stage"), "s", huge);
+    t.SetError(huge);
+  }
+  std::vector<SpanData> spans = received.Get();
+  ASSERT_EQ(spans.size(), 2u);
+  const SpanData& root = spans[0];
+  EXPECT_EQ(std::get<std::string>(root.attributes[0].value).size(),
+            kMaxAttributeBytes);
+  const std::string& odd = std::get<std::string>(root.attributes[1].value);
+  EXPECT_EQ(odd.size(), kMaxAttributeBytes - 1);
+  EXPECT_EQ(odd.back(), '\xa9');
+  const auto& list = std::get<std::vector<std::string>>(root.attributes[2].value);
+  EXPECT_EQ(list.size(), kMaxAttributeItems);
+  for (const std::string& item : list) {
+    EXPECT_EQ(item.size(), kMaxAttributeBytes);
+  }
+  EXPECT_EQ(root.status_message.size(), kMaxAttributeBytes);
+  EXPECT_EQ(std::get<std::string>(spans[1].attributes[0].value).size(),
+            kMaxAttributeBytes);
+}
+
+TEST(Tracer, RatioZeroStillFollowsASampledParent) {
+  TracerOptions o = Fast();
+  o.sample_ratio = 0;
+  Tracer tracer(o, std::make_unique<RecordingExporter>());
+  EXPECT_FALSE(RequestTrace(&tracer, "x", std::nullopt).recording());
+  // Parent-based: the caller's sampled flag decides, either way.
+  EXPECT_TRUE(RequestTrace(&tracer, "x",
+                           ParseTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-"
+                                            "00f067aa0ba902b7-01",
+                                            ""))
+                  .recording());
+  o.sample_ratio = 1;
+  Tracer all(o, std::make_unique<RecordingExporter>());
+  EXPECT_FALSE(RequestTrace(&all, "x",
+                            ParseTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-"
+                                             "00f067aa0ba902b7-00",
+                                             ""))
+                   .recording());
 }
 
 TEST(Tracer, RatioSamplingOfNewTraces) {
@@ -205,6 +284,21 @@ TEST(Tracer, CountsExportedSpansAcrossSplitRequests) {
   }
   EXPECT_EQ(exported, 36u);
   EXPECT_EQ(received.Get().size(), 36u);
+TEST(Tracer, ShutdownWithASlowCollectorDropsPastItsBudget) {
+  Received received;
+  auto* exporter = new RecordingExporter(&received);
+  exporter->delay_ = absl::Milliseconds(30);  // Slow, but it answers.
+  TracerOptions o = Fast();
+  o.max_batch = 10;
+  o.shutdown_budget = absl::Milliseconds(60);
+  {
+    Tracer tracer(o, std::unique_ptr<SpanExporter>(exporter));
+    for (int i = 0; i < 500; ++i) RequestTrace(&tracer, "x", std::nullopt);
+    // Destroyed with ~50 batches queued: at 30 ms each they would hold
+    // the exit for 1.5 s; past the budget the rest are dropped.
+  }
+  EXPECT_GT(received.Get().size(), 0u);
+  EXPECT_LT(received.Get().size(), 500u);
 }
 
 }  // namespace

@@ -85,7 +85,8 @@ SVC, SVC_GRPC = load_otlp()
 
 
 class Receiver(SVC_GRPC.TraceServiceServicer):
-    """Keeps every Export request, and its bytes; can sleep or refuse."""
+    """Keeps every Export request, and its bytes; can sleep, refuse or
+    answer what it is given."""
 
     def __init__(self):
         self.lock = threading.Lock()
@@ -93,6 +94,7 @@ class Receiver(SVC_GRPC.TraceServiceServicer):
         self.raw = b""
         self.sleep = 0
         self.refuse = False
+        self.answer = None  # Else an empty ExportTraceServiceResponse.
 
     def Export(self, request, context):
         if self.sleep:
@@ -102,6 +104,8 @@ class Receiver(SVC_GRPC.TraceServiceServicer):
         with self.lock:
             self.requests.append(request)
             self.raw += request.SerializeToString()
+        if self.answer is not None:
+            return self.answer
         return SVC.ExportTraceServiceResponse()
 
     def spans(self):

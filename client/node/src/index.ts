@@ -8,11 +8,14 @@
 //   await run.close();
 //
 // decision.allowed is true only for ALLOW; an RPC error, a deadline or an
-// answer this client cannot read rejects the promise with DenyError.
+// answer this client cannot read rejects the promise with DenyError. Every
+// RPC carries the W3C trace context of the application's active
+// OpenTelemetry span when the optional @opentelemetry/api is installed.
 import * as grpc from "@grpc/grpc-js";
 import { ToolGateClient, enumNumber } from "./proto";
 import { modelOutput, toPlain } from "./outputs";
 import { formatNumber, streamRequests } from "./stream";
+import { withTrace } from "./trace";
 import {
   ApprovalStateName, Call, Decision, DenyError, OutputCheck, Verdict,
   readApprovalState, readDecision, readOutputCheck, readVerdict,
@@ -89,7 +92,7 @@ export class Gate {
 
   /** @internal Every RPC: errors and deadlines become DenyError. */
   call(method: string, request: object, timeoutMs = this.timeoutMs): Promise<any> {
-    const metadata = ADMIN.has(method) ? this.admin : new grpc.Metadata();
+    const metadata = withTrace(ADMIN.has(method) ? this.admin : new grpc.Metadata());
     return new Promise((resolve, reject) => {
       this.client[method](request, metadata,
         { deadline: new Date(Date.now() + timeoutMs) },
@@ -102,7 +105,7 @@ export class Gate {
   callStream(method: string, messages: AsyncGenerator<object>,
     timeoutMs: number): Promise<any> {
     return new Promise((resolve, reject) => {
-      const call = this.client[method](new grpc.Metadata(),
+      const call = this.client[method](withTrace(new grpc.Metadata()),
         { deadline: new Date(Date.now() + timeoutMs) },
         settle(method, resolve, reject));
       (async () => {

@@ -10,12 +10,15 @@
 
 decision.allowed is True only for ALLOW; an RPC error, a deadline or an
 answer this client cannot read raises DenyError. toolgate.aio has the same
-API on asyncio.
+API on asyncio. Every RPC carries the caller's W3C trace context: the
+application's active OpenTelemetry context when the optional
+`opentelemetry` package is there, or one set with toolgate.trace_context.
 """
 from toolgate._types import (Call, Decision, DenyError, Finding, OutputCheck,
                              Verdict, Violation)
+from toolgate._trace import trace_context
 from toolgate.client import Gate, Run, gated
 
 __all__ = ["Gate", "Run", "gated", "Decision", "Call", "Violation",
-           "OutputCheck", "Finding", "Verdict", "DenyError"]
+           "OutputCheck", "Finding", "Verdict", "DenyError", "trace_context"]
 __version__ = "0.1.0"

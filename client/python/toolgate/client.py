@@ -12,6 +12,7 @@ import grpc
 
 from toolgate import _requests as rq
 from toolgate import _stream
+from toolgate import _trace
 from toolgate import _types
 from toolgate._types import (Decision, DenyError, OutputCheck, Verdict,
                              approval_state)
@@ -47,6 +48,9 @@ class Gate:
 
     def _call(self, method: str, request, timeout: Optional[float] = None):
         metadata = self._admin if method in rq.ADMIN_METHODS else ()
+        trace = _trace.headers()
+        if trace:
+            metadata = metadata + trace
         try:
             return getattr(self._stub, method)(
                 request, timeout=self.timeout if timeout is None else timeout,

@@ -31,6 +31,10 @@ struct Builder {
     c.content_type = std::move(type);
     return *this;
   }
+  Builder& Encoded(std::string coding) {
+    c.content_encoding = std::move(coding);
+    return *this;
+  }
   AnswerCase Passes(std::string label, int checked) {
     c.passed = true;
     c.label = std::move(label);
@@ -199,12 +203,62 @@ std::vector<AnswerCase> BatchCases() {
   };
 }
 
+// An answer the client would decode (httpx, requests and fetch undo
+// gzip, deflate and br) is not the bytes toolgate read: an ASCII-only
+// deflate stream (as in "Rosetta Flash") reads as clean text or JSON to
+// toolgate and as anything at all to the client. Only identity passes.
+std::vector<AnswerCase> EncodingCases() {
+  const std::string sse = "text/event-stream";
+  const std::vector<std::string> both = {"1", "2"};
+  const std::string rest_answer = R"({"tier":"pro"})";
+  std::vector<AnswerCase> out = {
+      Mcp("call: identity coding", kCall, "get_customer")
+          .Answer(Result("7", kGood))
+          .Encoded("identity")
+          .Passes("VALID", 1),
+      Mcp("call: Identity coding, spaced", kCall, "get_customer")
+          .Answer(Result("7", kGood))
+          .Encoded(" Identity ")
+          .Passes("VALID", 1),
+      Builder("rest route: identity coding", R"({"q":"x"})", "rest", "lookup")
+          .Answer(rest_answer)
+          .Encoded("identity")
+          .Passes("VALID", 1),
+      Mcp("batch: gzip coding", kTwo)
+          .Answer(Batch({Result("1", kGood), Result("2", kSent)}))
+          .Encoded("gzip")
+          .Refused("DENIED", Each(both, "unsupported_content_encoding")),
+      Mcp("batch: sse, br coding", kTwo)
+          .Answer(Sse({Result("1", kGood), Result("2", kSent)}), 200, sse)
+          .Encoded("br")
+          .Refused("DENIED", Each(both, "unsupported_content_encoding")),
+  };
+  for (const std::string coding :
+       {"deflate", "gzip", "br", "zstd", "x-gzip", "compress", "DEFLATE",
+        "identity, gzip", "gzip, identity", "identity,deflate", ",gzip",
+        "bogus"}) {
+    out.push_back(
+        Mcp("call: coding " + coding, kCall, "get_customer")
+            .Answer(Result("7", kGood))
+            .Encoded(coding)
+            .Refused("DENIED", {Deny("7", "unsupported_content_encoding")}));
+    out.push_back(
+        Builder("rest route: coding " + coding, R"({"q":"x"})", "rest",
+                "lookup")
+            .Answer(rest_answer)
+            .Encoded(coding)
+            .Refused("DENIED", {Deny("", "unsupported_content_encoding")}));
+  }
+  return out;
+}
+
 }  // namespace
 
 const std::vector<AnswerCase>& AnswerCases() {
   static const auto* const kCases = [] {
     auto* cases = new std::vector<AnswerCase>(SingleCases());
     for (AnswerCase& c : BatchCases()) cases->push_back(std::move(c));
+    for (AnswerCase& c : EncodingCases()) cases->push_back(std::move(c));
     return cases;
   }();
   return *kCases;

@@ -84,6 +84,7 @@ struct AnswerCase {
   std::string tool;     // x-toolgate-tool.
   int status = 200;
   std::string content_type = "application/json";
+  std::string content_encoding;  // Content-Encoding; empty: none sent.
   std::string answer;
   // Refused before the request goes on (the plan refuses; no answer).
   bool refused_early = false;
