@@ -47,8 +47,9 @@ std::string EncodeOtlpRequest(const std::vector<trace::SpanData>& spans,
                               const OtlpOptions& options,
                               const std::string& instance_id);
 
-// Writes ExportTraceServiceRequest bytes; keeps its buffers between
-// requests. Not thread-safe (the exporter's thread owns one).
+// Writes ExportTraceServiceRequest bytes: sizes first, then one buffer of
+// exactly the request's size (empty only if the two passes disagreed, a
+// bug). Keeps its scratch between requests. Not thread-safe (the exporter's thread owns one).
 class OtlpWriter {
  public:
   std::string Request(const std::vector<trace::SpanData>& spans,
@@ -56,16 +57,7 @@ class OtlpWriter {
                       const std::string& instance_id);
 
  private:
-  static void Varint(uint64_t v, std::string& out);
-  static size_t VarintSize(uint64_t v);
-  static void Bytes(int field, absl::string_view value, std::string& out);
-  static void Fixed64(int field, uint64_t value, std::string& out);
-  static void Uint(int field, uint64_t value, std::string& out);
-  void Attribute(int field, absl::string_view key,
-                 const trace::AttributeValue& value, std::string& out);
-  void Span(const trace::SpanData& s, std::string& out);
-
-  std::string scope_, span_, kv_, any_, array_;
+  std::vector<size_t> span_sizes_;  // Per span of the batch being written.
 };
 
 class OtlpExporter : public trace::SpanExporter {

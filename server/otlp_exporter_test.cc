@@ -175,6 +175,17 @@ TEST(OtlpWriter, WritesExactlyWhatProtobufSerializes) {
     cases.push_back({s});
   }
   {
+    // A stage's span names its stage table's constant (not copied); a
+    // static name wins over `name`, and an empty one writes no name.
+    std::vector<trace::SpanData> staged = TwoSpans();
+    staged[1].static_name = "policy (run kill switch)";
+    staged[1].name = "ignored";
+    trace::SpanData empty = staged[1];
+    empty.static_name = absl::string_view("");
+    staged.push_back(empty);
+    cases.push_back(std::move(staged));
+  }
+  {
     std::vector<trace::SpanData> many;  // A full batch.
     for (int i = 0; i < 512; ++i) {
       for (trace::SpanData& s : TwoSpans()) {

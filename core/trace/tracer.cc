@@ -6,10 +6,20 @@
 
 #include <random>
 
+#include "absl/time/clock.h"
+
 namespace toolgate::trace {
 namespace {
 
-int64_t NowNanos() { return absl::ToUnixNanos(absl::Now()); }
+int64_t NowNanos() { return absl::GetCurrentTimeNanos(); }
+
+// SplitMix64's finalizer: a bijection on 64 bits that spreads
+// consecutive inputs over the whole range.
+uint64_t Mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
 
 // Trace and span ids need to be unique, not secret: a per-thread PRNG
 // seeded from the OS.
@@ -56,13 +66,17 @@ void Bound(AttributeValue& value) {
 void SetAttribute(SpanData& span, absl::string_view key,
                   AttributeValue value) {
   Bound(value);
+  // Keys are literals: the same key is usually the same pointer, and a
+  // different one usually differs in length, so the scan is cheap.
   for (Attribute& a : span.attributes) {
-    if (a.key == key) {
+    if (a.key.size() == key.size() &&
+        (a.key.data() == key.data() ||
+         memcmp(a.key.data(), key.data(), key.size()) == 0)) {
       a.value = std::move(value);
       return;
     }
   }
-  span.attributes.push_back({std::string(key), std::move(value)});
+  span.attributes.push_back({key, std::move(value)});
 }
 
 }  // namespace
@@ -186,7 +200,8 @@ RequestTrace::RequestTrace(Tracer* tracer, absl::string_view name,
   root.trace_id = parent.has_value() ? parent->trace_id : RandomId<16>();
   if (!tracer->Sampled(parent, root.trace_id)) return;
   tracer_ = tracer;
-  root.span_id = RandomId<8>();
+  id_base_ = Random()();
+  root.span_id = NewSpanId(0);
   if (parent.has_value()) {
     root.parent_span_id = parent->span_id;
     root.tracestate = parent->tracestate;
@@ -203,15 +218,27 @@ RequestTrace::RequestTrace(Tracer* tracer, absl::string_view name,
 }
 
 RequestTrace::RequestTrace(RequestTrace&& other) noexcept
-    : tracer_(other.tracer_), spans_(std::move(other.spans_)) {
+    : tracer_(other.tracer_),
+      id_base_(other.id_base_),
+      spans_(std::move(other.spans_)) {
   other.tracer_ = nullptr;
 }
 
 RequestTrace::~RequestTrace() { End(); }
 
-void RequestTrace::Set(absl::string_view key, AttributeValue value) {
+int64_t RequestTrace::ClockNanos() { return NowNanos(); }
+
+SpanId RequestTrace::NewSpanId(size_t index) const {
+  uint64_t v = Mix(id_base_ + index);
+  if (v == 0) v = Mix(id_base_ - 1);  // Non-zero: only one input maps to 0.
+  SpanId id;
+  memcpy(id.data(), &v, sizeof(v));
+  return id;
+}
+
+void RequestTrace::Set(AttributeKey key, AttributeValue value) {
   if (tracer_ == nullptr) return;
-  SetAttribute(spans_[0], key, std::move(value));
+  SetAttribute(spans_[0], key.view(), std::move(value));
 }
 
 void RequestTrace::SetError(absl::string_view message) {
@@ -221,16 +248,30 @@ void RequestTrace::SetError(absl::string_view message) {
   Bound(spans_[0].status_message);
 }
 
-size_t RequestTrace::StartChild(absl::string_view name) {
-  if (tracer_ == nullptr) return 0;
+SpanData& RequestTrace::AddChild(int64_t start_nanos) {
+  const size_t index = spans_.size();
   SpanData& child = spans_.emplace_back();
   const SpanData& root = spans_[0];
   child.trace_id = root.trace_id;
-  child.span_id = RandomId<8>();
+  child.span_id = NewSpanId(index);
   child.parent_span_id = root.span_id;
-  child.tracestate = root.tracestate;
-  child.name.assign(name.data(), name.size());
-  child.start_unix_nanos = NowNanos();
+  if (!root.tracestate.empty()) child.tracestate = root.tracestate;
+  child.start_unix_nanos = start_nanos;
+  return child;
+}
+
+size_t RequestTrace::StartChild(absl::string_view name) {
+  if (tracer_ == nullptr) return 0;
+  AddChild(NowNanos()).name.assign(name.data(), name.size());
+  return spans_.size() - 1;
+}
+
+size_t RequestTrace::StartStage(absl::string_view static_name,
+                                int64_t start_nanos) {
+  if (tracer_ == nullptr) return 0;
+  // An empty view with a null pointer would read as "no static name".
+  AddChild(start_nanos).static_name =
+      static_name.data() != nullptr ? static_name : absl::string_view("");
   return spans_.size() - 1;
 }
 
@@ -239,10 +280,15 @@ void RequestTrace::EndChild(size_t child) {
   if (spans_[child].end_unix_nanos == 0) spans_[child].end_unix_nanos = NowNanos();
 }
 
-void RequestTrace::SetOnChild(size_t child, absl::string_view key,
+void RequestTrace::EndChildAt(size_t child, int64_t end_nanos) {
+  if (tracer_ == nullptr || child == 0 || child >= spans_.size()) return;
+  if (spans_[child].end_unix_nanos == 0) spans_[child].end_unix_nanos = end_nanos;
+}
+
+void RequestTrace::SetOnChild(size_t child, AttributeKey key,
                               AttributeValue value) {
   if (tracer_ == nullptr || child == 0 || child >= spans_.size()) return;
-  SetAttribute(spans_[child], key, std::move(value));
+  SetAttribute(spans_[child], key.view(), std::move(value));
 }
 
 std::string RequestTrace::Traceparent() const {

@@ -49,8 +49,22 @@ using AttributeValue =
 inline constexpr size_t kMaxAttributeBytes = 1024;
 inline constexpr size_t kMaxAttributeItems = 64;
 
+// An attribute key: a string literal, so a span keeps a view of it and
+// never copies or frees it (a key is a name from the code, never data; a
+// std::string does not convert, so a key cannot dangle).
+class AttributeKey {
+ public:
+  template <size_t N>
+  constexpr AttributeKey(const char (&literal)[N])  // NOLINT: implicit.
+      : view_(literal, N - 1) {}
+  constexpr absl::string_view view() const { return view_; }
+
+ private:
+  absl::string_view view_;
+};
+
 struct Attribute {
-  std::string key;
+  absl::string_view key;  // A literal (AttributeKey): static storage.
   AttributeValue value;
 };
 
@@ -60,12 +74,19 @@ struct SpanData {
   SpanId parent_span_id{};  // All zero: a root span.
   std::string tracestate;
   std::string name;
+  // A stage's span names a constant of its stage table instead
+  // (RequestTrace::StartStage): not copied. Name() is the one to read.
+  absl::string_view static_name;
   bool server = false;  // SPAN_KIND_SERVER; else INTERNAL.
   int64_t start_unix_nanos = 0;
   int64_t end_unix_nanos = 0;
   std::vector<Attribute> attributes;
   bool error = false;  // STATUS_CODE_ERROR; else unset.
   std::string status_message;
+
+  absl::string_view Name() const {
+    return static_name.data() != nullptr ? static_name : name;
+  }
 };
 
 class SpanExporter {
@@ -142,14 +163,21 @@ class RequestTrace {
   bool recording() const { return tracer_ != nullptr; }
 
   // On the server span. Setting a key again replaces its value.
-  void Set(absl::string_view key, AttributeValue value);
+  void Set(AttributeKey key, AttributeValue value);
   void SetError(absl::string_view message);
 
   // A child of the server span, started now: its index. Ended by
   // EndChild (a child never ended ends with the server span).
   size_t StartChild(absl::string_view name);
   void EndChild(size_t child);
-  void SetOnChild(size_t child, absl::string_view key, AttributeValue value);
+  void SetOnChild(size_t child, AttributeKey key, AttributeValue value);
+
+  // The pipeline's form, one clock read per stage boundary (a stage ends
+  // when the next starts): `static_name` must outlive the export (a
+  // constant of a stage table; it is not copied), times are ClockNanos().
+  size_t StartStage(absl::string_view static_name, int64_t start_nanos);
+  void EndChildAt(size_t child, int64_t end_nanos);
+  static int64_t ClockNanos();
 
   // traceparent of the server span, for whatever toolgate calls next.
   std::string Traceparent() const;
@@ -161,7 +189,14 @@ class RequestTrace {
   static constexpr size_t kReservedSpans = 24;
   static constexpr size_t kReservedAttributes = 20;
 
+  // A span id per span from one random draw per request: spans_[i] gets
+  // Mix(id_base_ + i), a bijection, so ids are distinct within the
+  // request (Mix(id_base_ - 1) stands in for the one input mapping to 0).
+  SpanId NewSpanId(size_t index) const;
+  SpanData& AddChild(int64_t start_nanos);
+
   Tracer* tracer_;  // Null once submitted or when not recording.
+  uint64_t id_base_ = 0;
   std::vector<SpanData> spans_;  // [0] is the server span.
 };
 

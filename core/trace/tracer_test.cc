@@ -1,6 +1,7 @@
 #include "core/trace/tracer.h"
 
 #include <atomic>
+#include <set>
 #include <thread>
 #include <variant>
 
@@ -265,6 +266,61 @@ TEST(Tracer, BatchesCutRequestsWithoutLosingOrReorderingSpans) {
   }
 }
 
+// The pipeline's form: stage names are its table's constants, kept as
+// views; one clock reading ends a stage and starts the next.
+TEST(RequestTrace, StagesKeepTheirTableNamesAndSharedBoundaries) {
+  static constexpr absl::string_view kNames[] = {"resolve", "policy (arguments)",
+                                                 "repair + strict parse"};
+  Received received;
+  {
+    Tracer tracer(Fast(), std::make_unique<RecordingExporter>(&received));
+    RequestTrace t(&tracer, "toolgate.v1.ToolGate/ValidateToolCall",
+                   std::nullopt);
+    int64_t now = RequestTrace::ClockNanos();
+    for (absl::string_view name : kNames) {
+      const size_t span = t.StartStage(name, now);
+      now += 7;
+      t.EndChildAt(span, now);
+    }
+  }
+  const std::vector<SpanData> spans = received.Get();
+  ASSERT_EQ(spans.size(), 4u);
+  for (size_t i = 1; i < spans.size(); ++i) {
+    EXPECT_EQ(spans[i].Name(), kNames[i - 1]);
+    EXPECT_EQ(spans[i].Name().data(), kNames[i - 1].data());  // Not copied.
+    EXPECT_EQ(spans[i].end_unix_nanos - spans[i].start_unix_nanos, 7);
+    if (i > 1) EXPECT_EQ(spans[i].start_unix_nanos, spans[i - 1].end_unix_nanos);
+  }
+  EXPECT_EQ(spans[0].Name(), "toolgate.v1.ToolGate/ValidateToolCall");
+}
+
+// Span ids come from one draw per request: still distinct within the
+// request (and from the caller's span), never zero, and new per request.
+TEST(RequestTrace, SpanIdsAreDistinctAndNonZeroForEverySpan) {
+  for (size_t children : {0, 1, 16, 23, 200}) {
+    SCOPED_TRACE(children);
+    Received received;
+    std::optional<TraceContext> parent = ParseTraceparent(
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "");
+    {
+      Tracer tracer(Fast(), std::make_unique<RecordingExporter>(&received));
+      for (int r = 0; r < 3; ++r) {
+        RequestTrace t(&tracer, "x", parent);
+        for (size_t i = 0; i < children; ++i) {
+          t.EndChild(t.StartChild("stage"));
+        }
+      }
+    }
+    const std::vector<SpanData> spans = received.Get();
+    ASSERT_EQ(spans.size(), 3 * (children + 1));
+    std::set<SpanId> ids{parent->span_id};
+    for (const SpanData& s : spans) {
+      EXPECT_NE(s.span_id, SpanId{});
+      EXPECT_TRUE(ids.insert(s.span_id).second);
+    }
+  }
+}
+
 TEST(Tracer, CountsExportedSpansAcrossSplitRequests) {
   Received received;
   TracerOptions o = Fast();
@@ -284,6 +340,8 @@ TEST(Tracer, CountsExportedSpansAcrossSplitRequests) {
   }
   EXPECT_EQ(exported, 36u);
   EXPECT_EQ(received.Get().size(), 36u);
+}
+
 TEST(Tracer, ShutdownWithASlowCollectorDropsPastItsBudget) {
   Received received;
   auto* exporter = new RecordingExporter(&received);
