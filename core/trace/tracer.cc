@@ -121,6 +121,19 @@ void Tracer::Submit(std::vector<SpanData> spans) {
   queue_.push_back(std::move(spans));
 }
 
+std::vector<SpanData> Tracer::TakeSpans(size_t reserve) {
+  std::vector<SpanData> spans;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!free_.empty()) {
+      spans = std::move(free_.back());
+      free_.pop_back();
+    }
+  }
+  if (spans.capacity() < reserve) spans.reserve(reserve);
+  return spans;
+}
+
 std::vector<SpanData> Tracer::NextBatch() {
   auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return stopping_ || queued_spans_ >= options_.max_batch;
@@ -154,6 +167,12 @@ std::vector<SpanData> Tracer::NextBatch() {
   batch.reserve(n);
   for (std::vector<SpanData>& spans : taken) {
     for (SpanData& s : spans) batch.push_back(std::move(s));
+    spans.clear();  // Keeps its capacity, for TakeSpans.
+  }
+  absl::MutexLock lock(&mu_);
+  for (std::vector<SpanData>& spans : taken) {
+    if (free_.size() == kMaxFreeVectors) break;
+    free_.push_back(std::move(spans));
   }
   return batch;
 }
@@ -213,7 +232,7 @@ RequestTrace::RequestTrace(Tracer* tracer, absl::string_view name,
   root.attributes.reserve(kReservedAttributes);
   // Room for the server span and a child per stage of the longest
   // pipeline (ValidateToolCall: 16), so recording never moves the spans.
-  spans_.reserve(kReservedSpans);
+  spans_ = tracer->TakeSpans(kReservedSpans);
   spans_.push_back(std::move(root));
 }
 

@@ -321,6 +321,31 @@ TEST(RequestTrace, SpanIdsAreDistinctAndNonZeroForEverySpan) {
   }
 }
 
+// An exported request's vector comes back empty for the next request:
+// its room is reused, its spans never are.
+TEST(Tracer, ReusesExportedSpanVectorsEmpty) {
+  Received received;
+  Tracer tracer(Fast(), std::make_unique<RecordingExporter>(&received));
+  {
+    RequestTrace t(&tracer, "first", std::nullopt);
+    for (int i = 0; i < 40; ++i) t.StartChild("stage");
+  }
+  for (int i = 0; i < 400 && tracer.exported() < 41; ++i) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  ASSERT_EQ(tracer.exported(), 41u);
+  const std::vector<SpanData> reused = tracer.TakeSpans(1);
+  EXPECT_TRUE(reused.empty());
+  EXPECT_GE(reused.capacity(), 41u);
+  { RequestTrace t(&tracer, "second", std::nullopt); }
+  for (int i = 0; i < 400 && tracer.exported() < 42; ++i) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  const std::vector<SpanData> spans = received.Get();
+  ASSERT_EQ(spans.size(), 42u);
+  EXPECT_EQ(spans.back().Name(), "second");
+}
+
 TEST(Tracer, CountsExportedSpansAcrossSplitRequests) {
   Received received;
   TracerOptions o = Fast();
