@@ -102,6 +102,12 @@ if [ -z "${TOOLGATE_QUICK:-}" ]; then
   # must build, serve every mix without an error and print its table.
   script_stage "ratio rounds smoke" env ROUNDS=1 DURATION=1 BAZEL_FLAGS= \
     MIXES="authz allow text verdict" bench/load/authz_ratio.sh
+  # One short round of tracing on vs off (no timing asserted): it must
+  # build, start the OTLP receiver and both servers, serve without an
+  # error, and the receiver must get exactly the spans "on" exported.
+  script_stage "trace overhead smoke" env ROUNDS=1 DURATION=1 BAZEL_FLAGS= \
+    MODES=stateless TOOLGATE_OTEL_PROTO_DIR="$(cd .. && pwd)/shared/otel-proto" \
+    bench/load/trace_overhead.sh
   # Instructions per call under callgrind, server and engine, briefly.
   script_stage "server instructions smoke" env DURATION=1 BAZEL_FLAGS= \
     MIXES="allow verdict" bench/load/server_instructions.sh

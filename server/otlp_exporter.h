@@ -17,7 +17,10 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/trace/tracer.h"
+#include "absl/strings/string_view.h"
 #include "grpcpp/grpcpp.h"
+#include "grpcpp/impl/codegen/client_unary_call.h"
+#include "grpcpp/impl/codegen/rpc_method.h"
 #include "opentelemetry/proto/collector/trace/v1/trace_service.grpc.pb.h"
 
 namespace toolgate {
@@ -32,10 +35,30 @@ struct OtlpOptions {
 
 // The request one batch becomes: one ResourceSpans (service.name
 // "toolgate", service.version, service.instance.id), one ScopeSpans
-// (scope "toolgate").
+// (scope "toolgate"). ToOtlpRequest builds it as a message (the tests'
+// reference); EncodeOtlpRequest writes its serialized bytes directly from
+// the spans, as Export sends them (the same bytes, at a fraction of the
+// cost).
 opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest
 ToOtlpRequest(const std::vector<trace::SpanData>& spans,
               const OtlpOptions& options, const std::string& instance_id);
+
+std::string EncodeOtlpRequest(const std::vector<trace::SpanData>& spans,
+                              const OtlpOptions& options,
+                              const std::string& instance_id);
+
+// Writes ExportTraceServiceRequest bytes: sizes first, then one buffer of
+// exactly the request's size (empty only if the two passes disagreed, a
+// bug). Keeps its scratch between requests. Not thread-safe (the exporter's thread owns one).
+class OtlpWriter {
+ public:
+  std::string Request(const std::vector<trace::SpanData>& spans,
+                      const OtlpOptions& options,
+                      const std::string& instance_id);
+
+ private:
+  std::vector<size_t> span_sizes_;  // Per span of the batch being written.
+};
 
 class OtlpExporter : public trace::SpanExporter {
  public:
@@ -51,9 +74,9 @@ class OtlpExporter : public trace::SpanExporter {
 
   const OtlpOptions options_;
   const std::string instance_id_;
-  std::unique_ptr<
-      opentelemetry::proto::collector::trace::v1::TraceService::Stub>
-      stub_;
+  const std::shared_ptr<grpc::Channel> channel_;
+  const grpc::internal::RpcMethod export_method_;
+  OtlpWriter writer_;  // Export's thread only.
 };
 
 }  // namespace server

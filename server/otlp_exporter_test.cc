@@ -142,6 +142,74 @@ TEST(OtlpExporter, DeadSlowRefusingOrRejectingCollectorsFailTheBatchInTime) {
   EXPECT_TRUE((*e)->Export(TwoSpans()).ok());
 }
 
+// Export writes the request's bytes itself (no messages built): they must
+// be exactly protobuf's serialization of ToOtlpRequest, for every shape of
+// span and attribute, and stay so when one writer is reused.
+TEST(OtlpWriter, WritesExactlyWhatProtobufSerializes) {
+  std::vector<std::vector<trace::SpanData>> cases;
+  cases.push_back(TwoSpans());
+  cases.push_back({});
+  {
+    trace::SpanData bare;  // No parent, tracestate, name, times or status text.
+    bare.trace_id.fill(0x01);
+    bare.span_id.fill(0xff);
+    bare.error = true;
+    cases.push_back({bare});
+  }
+  {
+    trace::SpanData s = TwoSpans()[0];
+    s.name = std::string(300, 'n');  // Lengths past one varint byte.
+    s.attributes = {
+        {"toolgate.stop_reason", std::string()},
+        {"toolgate.attempt", int64_t{-1}},
+        {"toolgate.attempts_left", int64_t{0}},
+        {"toolgate.read_only", true},
+        {"toolgate.read_only2", false},
+        {"toolgate.tool_names", std::vector<std::string>{}},
+        {"toolgate.violation_codes",
+         std::vector<std::string>{std::string(200, 'c'), "", "x"}},
+        {"", std::string("empty key")},
+        {"big", int64_t{1} << 62}};
+    s.start_unix_nanos = int64_t{1} << 62;
+    s.end_unix_nanos = (int64_t{1} << 62) + 1;
+    cases.push_back({s});
+  }
+  {
+    // A stage's span names its stage table's constant (not copied); a
+    // static name wins over `name`, and an empty one writes no name.
+    std::vector<trace::SpanData> staged = TwoSpans();
+    staged[1].static_name = "policy (run kill switch)";
+    staged[1].name = "ignored";
+    trace::SpanData empty = staged[1];
+    empty.static_name = absl::string_view("");
+    staged.push_back(empty);
+    cases.push_back(std::move(staged));
+  }
+  {
+    std::vector<trace::SpanData> many;  // A full batch.
+    for (int i = 0; i < 512; ++i) {
+      for (trace::SpanData& s : TwoSpans()) {
+        s.span_id[0] = static_cast<uint8_t>(i);
+        many.push_back(std::move(s));
+      }
+    }
+    cases.push_back(std::move(many));
+  }
+  OtlpWriter reused;
+  for (const std::string& version : {std::string(), std::string("1.2.3")}) {
+    OtlpOptions o;
+    o.service_version = version;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      SCOPED_TRACE(testing::Message() << "case " << i << ", version \""
+                                      << version << "\"");
+      const std::string want =
+          ToOtlpRequest(cases[i], o, "host/42").SerializeAsString();
+      EXPECT_EQ(EncodeOtlpRequest(cases[i], o, "host/42"), want);
+      EXPECT_EQ(reused.Request(cases[i], o, "host/42"), want);
+    }
+  }
+}
+
 TEST(OtlpExporter, NoEndpointIsRefused) {
   EXPECT_FALSE(OtlpExporter::Create(OtlpOptions{}).ok());
 }

@@ -1,14 +1,25 @@
 #include "core/trace/tracer.h"
 
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 #include <random>
 
+#include "absl/time/clock.h"
+
 namespace toolgate::trace {
 namespace {
 
-int64_t NowNanos() { return absl::ToUnixNanos(absl::Now()); }
+int64_t NowNanos() { return absl::GetCurrentTimeNanos(); }
+
+// SplitMix64's finalizer: a bijection on 64 bits that spreads
+// consecutive inputs over the whole range.
+uint64_t Mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
 
 // Trace and span ids need to be unique, not secret: a per-thread PRNG
 // seeded from the OS.
@@ -55,13 +66,17 @@ void Bound(AttributeValue& value) {
 void SetAttribute(SpanData& span, absl::string_view key,
                   AttributeValue value) {
   Bound(value);
+  // Keys are literals: the same key is usually the same pointer, and a
+  // different one usually differs in length, so the scan is cheap.
   for (Attribute& a : span.attributes) {
-    if (a.key == key) {
+    if (a.key.size() == key.size() &&
+        (a.key.data() == key.data() ||
+         memcmp(a.key.data(), key.data(), key.size()) == 0)) {
       a.value = std::move(value);
       return;
     }
   }
-  span.attributes.push_back({std::string(key), std::move(value)});
+  span.attributes.push_back({key, std::move(value)});
 }
 
 }  // namespace
@@ -94,26 +109,70 @@ bool Tracer::Sampled(const std::optional<TraceContext>& parent,
 }
 
 void Tracer::Submit(std::vector<SpanData> spans) {
+  if (spans.empty()) return;
   absl::MutexLock lock(&mu_);
-  if (stopping_ || queue_.size() + spans.size() > options_.max_queued_spans) {
+  if (stopping_ || queued_spans_ + spans.size() > options_.max_queued_spans) {
     dropped_.fetch_add(spans.size(), std::memory_order_relaxed);
     return;
   }
-  for (SpanData& s : spans) queue_.push_back(std::move(s));
+  // The request's spans move as one vector: no per-span work under the
+  // lock, on the request's thread.
+  queued_spans_ += spans.size();
+  queue_.push_back(std::move(spans));
+}
+
+std::vector<SpanData> Tracer::TakeSpans(size_t reserve) {
+  std::vector<SpanData> spans;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!free_.empty()) {
+      spans = std::move(free_.back());
+      free_.pop_back();
+    }
+  }
+  if (spans.capacity() < reserve) spans.reserve(reserve);
+  return spans;
 }
 
 std::vector<SpanData> Tracer::NextBatch() {
-  absl::MutexLock lock(&mu_);
   auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return stopping_ || queue_.size() >= options_.max_batch;
+    return stopping_ || queued_spans_ >= options_.max_batch;
   };
-  mu_.AwaitWithTimeout(absl::Condition(&ready), options_.flush_interval);
+  std::vector<std::vector<SpanData>> taken;
+  size_t n = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    mu_.AwaitWithTimeout(absl::Condition(&ready), options_.flush_interval);
+    // Whole requests, up to max_batch spans (a request larger than a
+    // batch is cut at max_batch; its rest stays first in the queue).
+    while (!queue_.empty() && n < options_.max_batch) {
+      std::vector<SpanData>& front = queue_.front();
+      const size_t room = options_.max_batch - n;
+      if (front.size() > room) {
+        std::vector<SpanData> part(std::make_move_iterator(front.begin()),
+                                   std::make_move_iterator(front.begin() + room));
+        front.erase(front.begin(), front.begin() + room);
+        n += room;
+        taken.push_back(std::move(part));
+        break;
+      }
+      n += front.size();
+      taken.push_back(std::move(front));
+      queue_.pop_front();
+    }
+    queued_spans_ -= n;
+  }
+  // Flattened outside the lock: Submit never waits on this.
   std::vector<SpanData> batch;
-  const size_t n = std::min(queue_.size(), options_.max_batch);
   batch.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    batch.push_back(std::move(queue_.front()));
-    queue_.pop_front();
+  for (std::vector<SpanData>& spans : taken) {
+    for (SpanData& s : spans) batch.push_back(std::move(s));
+    spans.clear();  // Keeps its capacity, for TakeSpans.
+  }
+  absl::MutexLock lock(&mu_);
+  for (std::vector<SpanData>& spans : taken) {
+    if (free_.size() == kMaxFreeVectors) break;
+    free_.push_back(std::move(spans));
   }
   return batch;
 }
@@ -126,9 +185,10 @@ void Tracer::Loop() {
       absl::MutexLock lock(&mu_);
       stopping = stopping_;
       if (stopping && !batch.empty() && absl::Now() > stop_deadline_) {
-        dropped_.fetch_add(batch.size() + queue_.size(),
+        dropped_.fetch_add(batch.size() + queued_spans_,
                            std::memory_order_relaxed);
         queue_.clear();
+        queued_spans_ = 0;
         return;
       }
     }
@@ -143,8 +203,9 @@ void Tracer::Loop() {
       // Shutting down with a collector that fails: one attempt, not one
       // deadline per queued batch.
       absl::MutexLock lock(&mu_);
-      dropped_.fetch_add(queue_.size(), std::memory_order_relaxed);
+      dropped_.fetch_add(queued_spans_, std::memory_order_relaxed);
       queue_.clear();
+      queued_spans_ = 0;
       return;
     }
   }
@@ -158,7 +219,8 @@ RequestTrace::RequestTrace(Tracer* tracer, absl::string_view name,
   root.trace_id = parent.has_value() ? parent->trace_id : RandomId<16>();
   if (!tracer->Sampled(parent, root.trace_id)) return;
   tracer_ = tracer;
-  root.span_id = RandomId<8>();
+  id_base_ = Random()();
+  root.span_id = NewSpanId(0);
   if (parent.has_value()) {
     root.parent_span_id = parent->span_id;
     root.tracestate = parent->tracestate;
@@ -166,20 +228,36 @@ RequestTrace::RequestTrace(Tracer* tracer, absl::string_view name,
   root.name = std::string(name);
   root.server = true;
   root.start_unix_nanos = NowNanos();
-  spans_.reserve(16);
+  // A decision sets ~15 attributes on its server span: grown once.
+  root.attributes.reserve(kReservedAttributes);
+  // Room for the server span and a child per stage of the longest
+  // pipeline (ValidateToolCall: 16), so recording never moves the spans.
+  spans_ = tracer->TakeSpans(kReservedSpans);
   spans_.push_back(std::move(root));
 }
 
 RequestTrace::RequestTrace(RequestTrace&& other) noexcept
-    : tracer_(other.tracer_), spans_(std::move(other.spans_)) {
+    : tracer_(other.tracer_),
+      id_base_(other.id_base_),
+      spans_(std::move(other.spans_)) {
   other.tracer_ = nullptr;
 }
 
 RequestTrace::~RequestTrace() { End(); }
 
-void RequestTrace::Set(absl::string_view key, AttributeValue value) {
+int64_t RequestTrace::ClockNanos() { return NowNanos(); }
+
+SpanId RequestTrace::NewSpanId(size_t index) const {
+  uint64_t v = Mix(id_base_ + index);
+  if (v == 0) v = Mix(id_base_ - 1);  // Non-zero: only one input maps to 0.
+  SpanId id;
+  memcpy(id.data(), &v, sizeof(v));
+  return id;
+}
+
+void RequestTrace::Set(AttributeKey key, AttributeValue value) {
   if (tracer_ == nullptr) return;
-  SetAttribute(spans_[0], key, std::move(value));
+  SetAttribute(spans_[0], key.view(), std::move(value));
 }
 
 void RequestTrace::SetError(absl::string_view message) {
@@ -189,16 +267,30 @@ void RequestTrace::SetError(absl::string_view message) {
   Bound(spans_[0].status_message);
 }
 
+SpanData& RequestTrace::AddChild(int64_t start_nanos) {
+  const size_t index = spans_.size();
+  SpanData& child = spans_.emplace_back();
+  const SpanData& root = spans_[0];
+  child.trace_id = root.trace_id;
+  child.span_id = NewSpanId(index);
+  child.parent_span_id = root.span_id;
+  if (!root.tracestate.empty()) child.tracestate = root.tracestate;
+  child.start_unix_nanos = start_nanos;
+  return child;
+}
+
 size_t RequestTrace::StartChild(absl::string_view name) {
   if (tracer_ == nullptr) return 0;
-  SpanData child;
-  child.trace_id = spans_[0].trace_id;
-  child.span_id = RandomId<8>();
-  child.parent_span_id = spans_[0].span_id;
-  child.tracestate = spans_[0].tracestate;
-  child.name = std::string(name);
-  child.start_unix_nanos = NowNanos();
-  spans_.push_back(std::move(child));
+  AddChild(NowNanos()).name.assign(name.data(), name.size());
+  return spans_.size() - 1;
+}
+
+size_t RequestTrace::StartStage(absl::string_view static_name,
+                                int64_t start_nanos) {
+  if (tracer_ == nullptr) return 0;
+  // An empty view with a null pointer would read as "no static name".
+  AddChild(start_nanos).static_name =
+      static_name.data() != nullptr ? static_name : absl::string_view("");
   return spans_.size() - 1;
 }
 
@@ -207,10 +299,15 @@ void RequestTrace::EndChild(size_t child) {
   if (spans_[child].end_unix_nanos == 0) spans_[child].end_unix_nanos = NowNanos();
 }
 
-void RequestTrace::SetOnChild(size_t child, absl::string_view key,
+void RequestTrace::EndChildAt(size_t child, int64_t end_nanos) {
+  if (tracer_ == nullptr || child == 0 || child >= spans_.size()) return;
+  if (spans_[child].end_unix_nanos == 0) spans_[child].end_unix_nanos = end_nanos;
+}
+
+void RequestTrace::SetOnChild(size_t child, AttributeKey key,
                               AttributeValue value) {
   if (tracer_ == nullptr || child == 0 || child >= spans_.size()) return;
-  SetAttribute(spans_[child], key, std::move(value));
+  SetAttribute(spans_[child], key.view(), std::move(value));
 }
 
 std::string RequestTrace::Traceparent() const {

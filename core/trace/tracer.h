@@ -49,8 +49,22 @@ using AttributeValue =
 inline constexpr size_t kMaxAttributeBytes = 1024;
 inline constexpr size_t kMaxAttributeItems = 64;
 
+// An attribute key: a string literal, so a span keeps a view of it and
+// never copies or frees it (a key is a name from the code, never data; a
+// std::string does not convert, so a key cannot dangle).
+class AttributeKey {
+ public:
+  template <size_t N>
+  constexpr AttributeKey(const char (&literal)[N])  // NOLINT: implicit.
+      : view_(literal, N - 1) {}
+  constexpr absl::string_view view() const { return view_; }
+
+ private:
+  absl::string_view view_;
+};
+
 struct Attribute {
-  std::string key;
+  absl::string_view key;  // A literal (AttributeKey): static storage.
   AttributeValue value;
 };
 
@@ -60,12 +74,19 @@ struct SpanData {
   SpanId parent_span_id{};  // All zero: a root span.
   std::string tracestate;
   std::string name;
+  // A stage's span names a constant of its stage table instead
+  // (RequestTrace::StartStage): not copied. Name() is the one to read.
+  absl::string_view static_name;
   bool server = false;  // SPAN_KIND_SERVER; else INTERNAL.
   int64_t start_unix_nanos = 0;
   int64_t end_unix_nanos = 0;
   std::vector<Attribute> attributes;
   bool error = false;  // STATUS_CODE_ERROR; else unset.
   std::string status_message;
+
+  absl::string_view Name() const {
+    return static_name.data() != nullptr ? static_name : name;
+  }
 };
 
 class SpanExporter {
@@ -103,6 +124,11 @@ class Tracer {
   // do not fit.
   void Submit(std::vector<SpanData> spans);
 
+  // An empty span vector for a new request, with room reserved: reused
+  // from requests already exported when one is free (no 5 KB allocation
+  // per request on the request's thread, no free on the exporter's).
+  std::vector<SpanData> TakeSpans(size_t reserve);
+
   uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
   uint64_t exported() const {
     return exported_.load(std::memory_order_relaxed);
@@ -119,7 +145,12 @@ class Tracer {
   std::atomic<uint64_t> dropped_{0};
   std::atomic<uint64_t> exported_{0};
   absl::Mutex mu_;
-  std::deque<SpanData> queue_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::vector<SpanData>> queue_ ABSL_GUARDED_BY(mu_);  // Per request.
+  size_t queued_spans_ ABSL_GUARDED_BY(mu_) = 0;
+  // Emptied vectors of exported requests, for TakeSpans (at most
+  // kMaxFreeVectors: a burst does not keep its memory forever).
+  static constexpr size_t kMaxFreeVectors = 64;
+  std::vector<std::vector<SpanData>> free_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   absl::Time stop_deadline_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   std::thread thread_;
@@ -141,14 +172,21 @@ class RequestTrace {
   bool recording() const { return tracer_ != nullptr; }
 
   // On the server span. Setting a key again replaces its value.
-  void Set(absl::string_view key, AttributeValue value);
+  void Set(AttributeKey key, AttributeValue value);
   void SetError(absl::string_view message);
 
   // A child of the server span, started now: its index. Ended by
   // EndChild (a child never ended ends with the server span).
   size_t StartChild(absl::string_view name);
   void EndChild(size_t child);
-  void SetOnChild(size_t child, absl::string_view key, AttributeValue value);
+  void SetOnChild(size_t child, AttributeKey key, AttributeValue value);
+
+  // The pipeline's form, one clock read per stage boundary (a stage ends
+  // when the next starts): `static_name` must outlive the export (a
+  // constant of a stage table; it is not copied), times are ClockNanos().
+  size_t StartStage(absl::string_view static_name, int64_t start_nanos);
+  void EndChildAt(size_t child, int64_t end_nanos);
+  static int64_t ClockNanos();
 
   // traceparent of the server span, for whatever toolgate calls next.
   std::string Traceparent() const;
@@ -157,7 +195,17 @@ class RequestTrace {
   void End();
 
  private:
+  static constexpr size_t kReservedSpans = 24;
+  static constexpr size_t kReservedAttributes = 20;
+
+  // A span id per span from one random draw per request: spans_[i] gets
+  // Mix(id_base_ + i), a bijection, so ids are distinct within the
+  // request (Mix(id_base_ - 1) stands in for the one input mapping to 0).
+  SpanId NewSpanId(size_t index) const;
+  SpanData& AddChild(int64_t start_nanos);
+
   Tracer* tracer_;  // Null once submitted or when not recording.
+  uint64_t id_base_ = 0;
   std::vector<SpanData> spans_;  // [0] is the server span.
 };
 

@@ -1,6 +1,7 @@
 #include "core/trace/tracer.h"
 
 #include <atomic>
+#include <set>
 #include <thread>
 #include <variant>
 
@@ -14,6 +15,7 @@ namespace {
 struct Received {
   absl::Mutex mu;
   std::vector<SpanData> spans;
+  std::vector<size_t> batch_sizes;
   std::vector<SpanData> Get() {
     absl::MutexLock lock(&mu);
     return spans;
@@ -31,6 +33,7 @@ class RecordingExporter : public SpanExporter {
     if (into_ != nullptr) {
       absl::MutexLock lock(&into_->mu);
       into_->spans.insert(into_->spans.end(), spans.begin(), spans.end());
+      into_->batch_sizes.push_back(spans.size());
     }
     return absl::OkStatus();
   }
@@ -223,6 +226,145 @@ TEST(Tracer, FailedExportsAreCountedAsDropped) {
     EXPECT_EQ(tracer.dropped(), 10u);
     EXPECT_EQ(tracer.exported(), 0u);
   }
+}
+
+// The queue holds each request's spans as one vector and batches cut
+// them: whatever the sizes, every span is exported once, in order, in
+// batches of at most max_batch.
+TEST(Tracer, BatchesCutRequestsWithoutLosingOrReorderingSpans) {
+  struct Case {
+    size_t spans_per_request;
+    size_t max_batch;
+  };
+  for (const Case& c : std::vector<Case>{
+           {1, 10}, {3, 10}, {10, 10}, {17, 10}, {17, 16}, {17, 512}, {40, 7}}) {
+    SCOPED_TRACE(testing::Message() << c.spans_per_request << " spans, batch "
+                                    << c.max_batch);
+    Received received;
+    std::vector<std::string> expected;
+    TracerOptions o = Fast();
+    o.max_batch = c.max_batch;
+    {
+      Tracer tracer(o, std::make_unique<RecordingExporter>(&received));
+      for (int r = 0; r < 50; ++r) {
+        const std::string name = "r" + std::to_string(r);
+        RequestTrace t(&tracer, name, std::nullopt);
+        expected.push_back(name);
+        for (size_t i = 1; i < c.spans_per_request; ++i) {
+          expected.push_back(name + "/" + std::to_string(i));
+          t.EndChild(t.StartChild(expected.back()));
+        }
+      }
+    }  // The destructor exports what is queued.
+    std::vector<std::string> got;
+    for (const SpanData& s : received.Get()) got.push_back(s.name);
+    EXPECT_EQ(got, expected);
+    for (size_t n : received.batch_sizes) {
+      EXPECT_GE(n, 1u);
+      EXPECT_LE(n, c.max_batch);
+    }
+  }
+}
+
+// The pipeline's form: stage names are its table's constants, kept as
+// views; one clock reading ends a stage and starts the next.
+TEST(RequestTrace, StagesKeepTheirTableNamesAndSharedBoundaries) {
+  static constexpr absl::string_view kNames[] = {"resolve", "policy (arguments)",
+                                                 "repair + strict parse"};
+  Received received;
+  {
+    Tracer tracer(Fast(), std::make_unique<RecordingExporter>(&received));
+    RequestTrace t(&tracer, "toolgate.v1.ToolGate/ValidateToolCall",
+                   std::nullopt);
+    int64_t now = RequestTrace::ClockNanos();
+    for (absl::string_view name : kNames) {
+      const size_t span = t.StartStage(name, now);
+      now += 7;
+      t.EndChildAt(span, now);
+    }
+  }
+  const std::vector<SpanData> spans = received.Get();
+  ASSERT_EQ(spans.size(), 4u);
+  for (size_t i = 1; i < spans.size(); ++i) {
+    EXPECT_EQ(spans[i].Name(), kNames[i - 1]);
+    EXPECT_EQ(spans[i].Name().data(), kNames[i - 1].data());  // Not copied.
+    EXPECT_EQ(spans[i].end_unix_nanos - spans[i].start_unix_nanos, 7);
+    if (i > 1) EXPECT_EQ(spans[i].start_unix_nanos, spans[i - 1].end_unix_nanos);
+  }
+  EXPECT_EQ(spans[0].Name(), "toolgate.v1.ToolGate/ValidateToolCall");
+}
+
+// Span ids come from one draw per request: still distinct within the
+// request (and from the caller's span), never zero, and new per request.
+TEST(RequestTrace, SpanIdsAreDistinctAndNonZeroForEverySpan) {
+  for (size_t children : {0, 1, 16, 23, 200}) {
+    SCOPED_TRACE(children);
+    Received received;
+    std::optional<TraceContext> parent = ParseTraceparent(
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "");
+    {
+      Tracer tracer(Fast(), std::make_unique<RecordingExporter>(&received));
+      for (int r = 0; r < 3; ++r) {
+        RequestTrace t(&tracer, "x", parent);
+        for (size_t i = 0; i < children; ++i) {
+          t.EndChild(t.StartChild("stage"));
+        }
+      }
+    }
+    const std::vector<SpanData> spans = received.Get();
+    ASSERT_EQ(spans.size(), 3 * (children + 1));
+    std::set<SpanId> ids{parent->span_id};
+    for (const SpanData& s : spans) {
+      EXPECT_NE(s.span_id, SpanId{});
+      EXPECT_TRUE(ids.insert(s.span_id).second);
+    }
+  }
+}
+
+// An exported request's vector comes back empty for the next request:
+// its room is reused, its spans never are.
+TEST(Tracer, ReusesExportedSpanVectorsEmpty) {
+  Received received;
+  Tracer tracer(Fast(), std::make_unique<RecordingExporter>(&received));
+  {
+    RequestTrace t(&tracer, "first", std::nullopt);
+    for (int i = 0; i < 40; ++i) t.StartChild("stage");
+  }
+  for (int i = 0; i < 400 && tracer.exported() < 41; ++i) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  ASSERT_EQ(tracer.exported(), 41u);
+  const std::vector<SpanData> reused = tracer.TakeSpans(1);
+  EXPECT_TRUE(reused.empty());
+  EXPECT_GE(reused.capacity(), 41u);
+  { RequestTrace t(&tracer, "second", std::nullopt); }
+  for (int i = 0; i < 400 && tracer.exported() < 42; ++i) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  const std::vector<SpanData> spans = received.Get();
+  ASSERT_EQ(spans.size(), 42u);
+  EXPECT_EQ(spans.back().Name(), "second");
+}
+
+TEST(Tracer, CountsExportedSpansAcrossSplitRequests) {
+  Received received;
+  TracerOptions o = Fast();
+  o.max_batch = 5;
+  uint64_t exported = 0;
+  {
+    Tracer tracer(o, std::make_unique<RecordingExporter>(&received));
+    for (int r = 0; r < 3; ++r) {
+      RequestTrace t(&tracer, "x", std::nullopt);
+      for (int i = 0; i < 11; ++i) t.StartChild("stage");
+    }
+    for (int i = 0; i < 400 && tracer.exported() < 36; ++i) {
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+    exported = tracer.exported();
+    EXPECT_EQ(tracer.dropped(), 0u);
+  }
+  EXPECT_EQ(exported, 36u);
+  EXPECT_EQ(received.Get().size(), 36u);
 }
 
 TEST(Tracer, ShutdownWithASlowCollectorDropsPastItsBudget) {
