@@ -258,6 +258,21 @@ Expect ExpectAt(absl::string_view text, size_t pos, absl::string_view token) {
   return Expect::kNo;
 }
 
+ExtractionError NoMarkerWithin(absl::string_view text, size_t begin,
+                               size_t end) {
+  const absl::string_view calls = text.substr(0, end);
+  for (size_t q = kMarkerStarts.Find(calls, begin); q < calls.size();
+       q = kMarkerStarts.Find(calls, q + 1)) {
+    if (MarkerAt(calls, q) > 0 || At(calls, q, kPythonClose)) {
+      return Error(kAmbiguousOutput, "",
+                   absl::StrCat("a call marker at byte ", q,
+                                " inside the calls: runtimes strip or split "
+                                "on it there and read other calls"));
+    }
+  }
+  return {};
+}
+
 size_t JsonSpanEnd(absl::string_view text, size_t pos) {
   int depth = 0;
   size_t i = pos;

@@ -149,6 +149,7 @@ Block PythonicReader::ReadBlock(size_t begin) {
   if (ok && text_[p_] != '[') {
     ok = Fail(kMalformedToolCall, "expected '[' opening the call list");
   }
+  const size_t list = p_;
   ok = ok && Open(1);
   while (ok) {
     ok = SkipToMore("in the call list");
@@ -167,7 +168,11 @@ Block PythonicReader::ReadBlock(size_t begin) {
       break;
     }
   }
-  if (ok) ++p_;  // The ']'.
+  if (ok) {
+    ++p_;  // The ']'.
+    error_ = NoMarkerWithin(text_, list, p_);
+    ok = error_.code.empty();
+  }
   if (ok && wrapped) {
     ok = SkipSpace();
     switch (ok ? ExpectAt(text_, p_, kPythonClose) : Expect::kNo) {
