@@ -370,6 +370,14 @@ INSTANTIATE_TEST_SUITE_P(
         {"nested_in_array", kL, "{\"name\": \"f\", \"parameters\": {\"l\": "
          "[1, {\"name\": \"g\", \"parameters\": \"x\"}]}}",
          "ambiguous_output"},
+        // SGLang resumes at the next '{"name":' after an object that does
+        // not decode (here the one after "; "), a nested one included.
+        {"sglang_resumes_inside_first", kL, "<|python_tag|> {\"parameters\": "
+         "{\"x\": {\"name\": \"delete_all\"}}, \"name\": \"f\"}; "
+         "{\"name\": \"f\", \"parameters\": {}}", "ambiguous_output"},
+        {"sglang_resumes_inside_second", kL, "{\"name\": \"f\", "
+         "\"parameters\": {}}; {\"parameters\": {\"l\": [{\"name\":\"g\"}]}, "
+         "\"name\": \"f\"}", "ambiguous_output"},
         {"nested_deep_in_second_call", kL, "{\"name\": \"f\", "
          "\"parameters\": {}}; {\"name\": \"f\", \"parameters\": {\"a\": "
          "{\"b\": {\"name\": \"g\", \"parameters\": {}}}}}",
@@ -385,6 +393,29 @@ TEST(FormatsTest, LlamaObjectsThatAreNoCallStayRead) {
   ASSERT_TRUE(r.ok()) << r.error.message;
   ASSERT_EQ(r.calls.size(), 1u);
   EXPECT_EQ(r.calls[0].arguments["o"]["name"], "x");
+}
+
+TEST(FormatsTest, LlamaCallsOpeningWithTheirNameMayHoldNameFirstObjects) {
+  // SGLang finds each such call at its start and decodes it whole.
+  const ExtractionResult r = ReadDeclaredFormat(
+      "<|python_tag|>{\"name\": \"f\", \"parameters\": {\"v\": "
+      "{\"name\": \"foo\"}}}; {\"name\":\"g\",\"parameters\":{\"name\":"
+      "\"foo\", \"o\": {\"name\": \"bar\"}}}",
+      TextFormat::kLlama3Json);
+  ASSERT_TRUE(r.ok()) << r.error.message;
+  ASSERT_EQ(r.calls.size(), 2u);
+  EXPECT_EQ(r.calls[1].arguments["o"]["name"], "bar");
+}
+
+TEST(FormatsTest, OneLlamaCallMayHoldNameFirstObjects) {
+  // One call is decoded whole by every runtime: an object with a "name"
+  // (and nothing that makes it a call) inside it is data.
+  const ExtractionResult r = ReadDeclaredFormat(
+      "<|python_tag|> {\"name\": \"f\", \"parameters\": {\"items\": "
+      "[{\"name\": \"apple\", \"qty\": 2}]}}",
+      TextFormat::kLlama3Json);
+  ASSERT_TRUE(r.ok()) << r.error.message;
+  EXPECT_EQ(r.calls[0].arguments["items"][0]["name"], "apple");
 }
 
 TEST(FormatsTest, ANestedLlamaCallIsPointedAt) {

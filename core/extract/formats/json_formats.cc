@@ -132,6 +132,31 @@ bool NestedCallAt(const Json& value, std::string* pointer) {
   return false;
 }
 
+// SGLang's Llama 3.2 reader decodes the calls one after another and,
+// where one does not decode (white space before an object, a "; "
+// separator), resumes at the next '{"name":' in the text, nested ones
+// included, and runs what it decodes there when its name is a string
+// naming a tool. With two calls or more, a call object that does not open
+// with '{"name":' (or that only repair makes JSON) is resumed into: a
+// '{"name": "' inside it may be read as a call of its own. (One call is
+// read whole; a call opening with '{"name":' is found at its start.)
+constexpr absl::string_view kNameFirst = "{\"name\":";
+
+ExtractionError NoInnerNameFirst(absl::string_view text, size_t begin,
+                                 size_t end) {
+  const absl::string_view calls = text.substr(0, end);
+  size_t at = begin;
+  while ((at = calls.find(kNameFirst, at + 1)) != kNpos) {
+    const size_t value = SkipSpace(calls, at + kNameFirst.size());
+    if (value < calls.size() && calls[value] == '"') break;
+  }
+  if (at == kNpos) return {};
+  return Error(kAmbiguousOutput, "",
+               absl::StrCat("'{\"name\":' at byte ", at,
+                            " inside a call of several: a runtime resuming "
+                            "there reads it as a call of its own"));
+}
+
 }  // namespace
 
 Block ReadHermesBlock(absl::string_view text, size_t begin,
@@ -184,6 +209,7 @@ Block ReadLlamaBlock(absl::string_view text, size_t begin,
   size_t p = At(text, begin, kLlamaOpen) ? begin + kLlamaOpen.size() : begin;
   CallShape shape;
   shape.parameters = true;
+  ExtractionError inner_name;  // The first, for two calls or more.
   for (int i = 0;; ++i) {
     p = SkipSpace(text, p);
     if (p == text.size()) {
@@ -220,13 +246,22 @@ Block ReadLlamaBlock(absl::string_view text, size_t begin,
       block.error = std::move(error);
       return block;
     }
+    if (inner_name.code.empty() &&
+        (!At(text, p, kNameFirst) || !value.repairs.empty())) {
+      inner_name = NoInnerNameFirst(text, p, end);
+    }
     call.repairs = std::move(value.repairs);
     block.calls.push_back(std::move(call));
     block.end = end;
     p = SkipSpace(text, end);
-    if (p == text.size() || text[p] != ';') return block;
+    if (p == text.size() || text[p] != ';') break;
     ++p;
   }
+  if (block.calls.size() > 1 && !inner_name.code.empty()) {
+    block.calls.clear();
+    block.error = std::move(inner_name);
+  }
+  return block;
 }
 
 Block ReadDeepSeekBlock(absl::string_view text, size_t begin,
