@@ -306,6 +306,10 @@ INSTANTIATE_TEST_SUITE_P(
          "malformed_tool_call"},
         {"deepseek_call_begin_alone", kD, "x " DS_CALL_BEGIN "function" DS_SEP
          "f\n```json\n{}\n```" DS_CALL_END, "ambiguous_output"},
+        {"pythonic_vertical_tab_after", kP, "[f(a=1)]\v", "malformed_tool_call"},
+        {"pythonic_vertical_tab_before", kP, "\v[f(a=1)]", "malformed_tool_call"},
+        {"pythonic_vertical_tab_after_reasoning", kP, "<think>x</think>\n\v"
+         "[f(a=1)]", "malformed_tool_call"},
         {"too_large", kP, "[f(a='" + std::string(200000, 'x') + "')]",
          "input_too_large"},
     }),
