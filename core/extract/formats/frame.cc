@@ -258,6 +258,28 @@ Expect ExpectAt(absl::string_view text, size_t pos, absl::string_view token) {
   return Expect::kNo;
 }
 
+ExtractionError NoMarkerWithin(absl::string_view text, size_t begin,
+                               size_t end) {
+  const absl::string_view calls = text.substr(0, end);
+  // One memchr pass per opening byte: the calls are on the hot path.
+  for (const char start : {'<', '['}) {
+    for (size_t q = calls.find(start, begin); q != kNpos;
+         q = calls.find(start, q + 1)) {
+      // Every marker's second byte is one of these (any case): most
+      // brackets in the calls ("[1, 2]") are rejected by that alone.
+      const char next = q + 1 < calls.size() ? calls[q + 1] : '\0';
+      if (absl::string_view("tTfFiI|\xEF").find(next) == kNpos) continue;
+      if (MarkerAt(calls, q) > 0 || At(calls, q, kPythonClose)) {
+        return Error(kAmbiguousOutput, "",
+                     absl::StrCat("a call marker at byte ", q,
+                                  " inside the calls: runtimes strip or "
+                                  "split on it there and read other calls"));
+      }
+    }
+  }
+  return {};
+}
+
 size_t JsonSpanEnd(absl::string_view text, size_t pos) {
   int depth = 0;
   size_t i = pos;

@@ -100,6 +100,15 @@ bool At(absl::string_view text, size_t pos, absl::string_view token);
 enum class Expect { kMatch, kCut, kNo };
 Expect ExpectAt(absl::string_view text, size_t pos, absl::string_view token);
 
+// No call marker of any family (any case) and no "<|python_end|>" in
+// text[begin, end), the calls' own text: otherwise ambiguous_output.
+// Runtimes strip or split on those markers wherever they stand, inside a
+// string argument too (vLLM's Mistral parser deletes every
+// "[TOOL_CALLS]", its Llama 4 pythonic parser every "<|python_end|>"), so
+// they would run arguments other than the ones read here.
+ExtractionError NoMarkerWithin(absl::string_view text, size_t begin,
+                               size_t end);
+
 // The bracketed JSON value opening at `pos` ('{' or '['), spanned by
 // bracket depth with strings and comments skipped (core/repair/lexer.h):
 // its end, or npos when it runs to the end of the text (cut off).

@@ -54,6 +54,9 @@ Block ReadArrayBlock(absl::string_view text, size_t begin,
   }
   const size_t end = JsonSpanEnd(text, p);
   if (end == kNpos) return Cut("the call array is never closed");
+  if (ExtractionError e = NoMarkerWithin(text, p, end); !e.code.empty()) {
+    return Fail(e.code, e.pointer, e.message);
+  }
   JsonValue list = ParseJsonValue(text.substr(p, end - p), options, "");
   if (!list.error.code.empty()) return Fail(list.error.code, list.error.pointer,
                                             list.error.message);
@@ -100,6 +103,60 @@ bool IsToolNameLine(absl::string_view name) {
   return true;
 }
 
+// A call object, {"name", "arguments" or "parameters", ...}, nested in
+// `value` (its pointer below `value` in *pointer, built on the way out).
+// vLLM's llama3_json parser runs the first JSON object at most two deep
+// it finds anywhere in the text: an outer call whose arguments hold
+// objects is never that one, a call object nested in them may be.
+bool NestedCallAt(const Json& value, std::string* pointer) {
+  if (value.is_object()) {
+    if (value.contains("name") &&
+        (value.contains("arguments") || value.contains("parameters"))) {
+      return true;
+    }
+    for (const auto& member : value.items()) {
+      if (NestedCallAt(member.value(), pointer)) {
+        *pointer = absl::StrCat("/", EscapePointerToken(member.key()),
+                                *pointer);
+        return true;
+      }
+    }
+  } else if (value.is_array()) {
+    for (size_t i = 0; i < value.size(); ++i) {
+      if (NestedCallAt(value[i], pointer)) {
+        *pointer = absl::StrCat("/", i, *pointer);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// SGLang's Llama 3.2 reader decodes the calls one after another and,
+// where one does not decode (white space before an object, a "; "
+// separator), resumes at the next '{"name":' in the text, nested ones
+// included, and runs what it decodes there when its name is a string
+// naming a tool. With two calls or more, a call object that does not open
+// with '{"name":' (or that only repair makes JSON) is resumed into: a
+// '{"name": "' inside it may be read as a call of its own. (One call is
+// read whole; a call opening with '{"name":' is found at its start.)
+constexpr absl::string_view kNameFirst = "{\"name\":";
+
+ExtractionError NoInnerNameFirst(absl::string_view text, size_t begin,
+                                 size_t end) {
+  const absl::string_view calls = text.substr(0, end);
+  size_t at = begin;
+  while ((at = calls.find(kNameFirst, at + 1)) != kNpos) {
+    const size_t value = SkipSpace(calls, at + kNameFirst.size());
+    if (value < calls.size() && calls[value] == '"') break;
+  }
+  if (at == kNpos) return {};
+  return Error(kAmbiguousOutput, "",
+               absl::StrCat("'{\"name\":' at byte ", at,
+                            " inside a call of several: a runtime resuming "
+                            "there reads it as a call of its own"));
+}
+
 }  // namespace
 
 Block ReadHermesBlock(absl::string_view text, size_t begin,
@@ -110,6 +167,10 @@ Block ReadHermesBlock(absl::string_view text, size_t begin,
     const size_t content = p + kHermesOpen.size();
     const size_t close = HermesCloseAt(text, content);
     if (close == kNpos) return Cut("a <tool_call> tag is never closed");
+    if (ExtractionError e = NoMarkerWithin(text, content, close);
+        !e.code.empty()) {
+      return Fail(e.code, e.pointer, e.message);
+    }
     Candidate candidate;
     candidate.source = CallSource::kToolCallTag;
     candidate.json = text.substr(content, close - content);
@@ -148,6 +209,7 @@ Block ReadLlamaBlock(absl::string_view text, size_t begin,
   size_t p = At(text, begin, kLlamaOpen) ? begin + kLlamaOpen.size() : begin;
   CallShape shape;
   shape.parameters = true;
+  ExtractionError inner_name;  // The first, for two calls or more.
   for (int i = 0;; ++i) {
     p = SkipSpace(text, p);
     if (p == text.size()) {
@@ -157,6 +219,9 @@ Block ReadLlamaBlock(absl::string_view text, size_t begin,
     if (text[p] != '{') return Malformed(p, "a JSON call object");
     const size_t end = JsonSpanEnd(text, p);
     if (end == kNpos) return Cut("a call object is never closed");
+    if (ExtractionError e = NoMarkerWithin(text, p, end); !e.code.empty()) {
+      return Fail(e.code, e.pointer, e.message);
+    }
     const std::string pointer = absl::StrCat("/", i);
     JsonValue value = ParseJsonValue(text.substr(p, end - p), options, pointer);
     ExtractedCall call;
@@ -164,19 +229,39 @@ Block ReadLlamaBlock(absl::string_view text, size_t begin,
     if (error.code.empty()) {
       error = ReadCallObject(value.value, shape, pointer, &call);
     }
+    if (std::string nested; error.code.empty() &&
+        NestedCallAt(call.arguments, &nested)) {
+      const bool parameters = value.value.contains("parameters");
+      error = Error(kAmbiguousOutput,
+                    absl::StrCat(pointer,
+                                 parameters ? "/parameters" : "/arguments",
+                                 nested),
+                    "a call object nested in the arguments: a runtime "
+                    "reading the first shallow JSON object in the text runs "
+                    "it instead of this call");
+    }
     if (!error.code.empty()) {
       error.call_index = i;
       block.calls.clear();
       block.error = std::move(error);
       return block;
     }
+    if (inner_name.code.empty() &&
+        (!At(text, p, kNameFirst) || !value.repairs.empty())) {
+      inner_name = NoInnerNameFirst(text, p, end);
+    }
     call.repairs = std::move(value.repairs);
     block.calls.push_back(std::move(call));
     block.end = end;
     p = SkipSpace(text, end);
-    if (p == text.size() || text[p] != ';') return block;
+    if (p == text.size() || text[p] != ';') break;
     ++p;
   }
+  if (block.calls.size() > 1 && !inner_name.code.empty()) {
+    block.calls.clear();
+    block.error = std::move(inner_name);
+  }
+  return block;
 }
 
 Block ReadDeepSeekBlock(absl::string_view text, size_t begin,
@@ -218,6 +303,9 @@ Block ReadDeepSeekBlock(absl::string_view text, size_t begin,
     if (text[p] != '{') return Malformed(p, "the arguments: a JSON object");
     const size_t end = JsonSpanEnd(text, p);
     if (end == kNpos) return Cut("the arguments object is never closed");
+    if (ExtractionError e = NoMarkerWithin(text, p, end); !e.code.empty()) {
+      return Fail(e.code, e.pointer, e.message);
+    }
     JsonValue args = ParseJsonValue(text.substr(p, end - p), options,
                                     absl::StrCat("/", i, "/arguments"));
     if (!args.error.code.empty()) {

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "core/extract/formats/formats_internal.h"
@@ -149,6 +150,7 @@ Block PythonicReader::ReadBlock(size_t begin) {
   if (ok && text_[p_] != '[') {
     ok = Fail(kMalformedToolCall, "expected '[' opening the call list");
   }
+  const size_t list = p_;
   ok = ok && Open(1);
   while (ok) {
     ok = SkipToMore("in the call list");
@@ -167,7 +169,11 @@ Block PythonicReader::ReadBlock(size_t begin) {
       break;
     }
   }
-  if (ok) ++p_;  // The ']'.
+  if (ok) {
+    ++p_;  // The ']'.
+    error_ = NoMarkerWithin(text_, list, p_);
+    ok = error_.code.empty();
+  }
   if (ok && wrapped) {
     ok = SkipSpace();
     switch (ok ? ExpectAt(text_, p_, kPythonClose) : Expect::kNo) {
@@ -463,7 +469,24 @@ bool PythonicReader::ReadWord(Json* out) {
 
 Block ReadPythonicBlock(absl::string_view text, size_t begin,
                         const ReadOptions& options) {
-  return PythonicReader(text, options).ReadBlock(begin);
+  Block block = PythonicReader(text, options).ReadBlock(begin);
+  if (!block.error.code.empty()) return block;
+  // The frame skips ASCII white space around the block; Python's does not
+  // include a vertical tab ("invalid non-printable character U+000B").
+  size_t before = begin;
+  while (before > 0 && absl::ascii_isspace(text[before - 1])) --before;
+  const size_t after = SkipSpace(text, block.end);
+  const absl::string_view around[] = {
+      text.substr(before, begin - before),
+      text.substr(block.end, after - block.end)};
+  for (absl::string_view space : around) {
+    if (space.find('\v') != absl::string_view::npos) {
+      return formats::Fail(kMalformedToolCall, "",
+                           "a vertical tab around the calls (Python refuses "
+                           "it)");
+    }
+  }
+  return block;
 }
 
 }  // namespace formats

@@ -80,7 +80,7 @@ INSTANTIATE_TEST_SUITE_P(
         {"'tab\there'", R"("tab\there")"},
         {"'\x01'", R"("\u0001")"},
         {"'caf\xC3\xA9'", "\"caf\xC3\xA9\""},
-        {"'</tool_call> [TOOL_CALLS]'", R"("</tool_call> [TOOL_CALLS]")"},
+        {"'</tool_call> </s> [TOOL_CALL'", R"("</tool_call> </s> [TOOL_CALL")"},
         {"[]", "[]"},
         {"[1, 'a', None,]", R"([1,"a",null])"},
         {"()", "[]"},
