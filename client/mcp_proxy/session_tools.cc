@@ -28,7 +28,9 @@ bool Session::IsOwnId(const std::string& id_key) const {
 }
 
 void Session::StartRefresh() {
-  refresh_.emplace();
+  // Not emplace(): clang finds no default constructor for a nested struct
+  // with member initializers while its enclosing class is incomplete.
+  refresh_ = Refresh{};
   refresh_->deadline = absl::Now() + options_.list_timeout;
   RequestPage(std::nullopt);
 }
