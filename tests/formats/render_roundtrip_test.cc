@@ -193,8 +193,9 @@ TEST(RenderRoundTripTest, EveryProperPrefixIsRefused) {
                     format == TextFormat::kLlama3Json)
             << TextFormatName(format) << " read a prefix: "
             << text->substr(0, k);
+        const std::string prefix = text->substr(0, k);
         const absl::string_view cut =
-            absl::StripTrailingAsciiWhitespace(text->substr(0, k));
+            absl::StripTrailingAsciiWhitespace(prefix);
         ASSERT_TRUE(absl::EndsWith(cut, "</tool_call>") ||
                     absl::EndsWith(cut, "}"));
         ASSERT_LT(r.calls.size(), calls.size());

@@ -379,12 +379,24 @@ class OpenStreams(Base):
         raise AssertionError("no VmRSS")
 
     def test_streams_past_the_cap_are_refused_until_one_ends(self):
-        streams = [h.ExtProcStream(self.server.ext_proc)
-                   for _ in range(self.CAP)]
+        streams = []
         try:
-            for s in streams:  # Each open and answered: it holds a slot.
-                self.assertTrue(s.request_headers(
-                    {":method": "POST"}).HasField("request_headers"))
+            # Each open and answered holds a slot. The streams an earlier
+            # test closed free theirs as the server sees them end, which
+            # a sanitizer build may not have done yet: retry those.
+            give_up = h.time.monotonic() + 10
+            while len(streams) < self.CAP:
+                s = h.ExtProcStream(self.server.ext_proc)
+                try:
+                    self.assertTrue(s.request_headers(
+                        {":method": "POST"}).HasField("request_headers"))
+                    streams.append(s)
+                except h.grpc.RpcError as e:
+                    s.close()
+                    if (e.code() != h.grpc.StatusCode.RESOURCE_EXHAUSTED or
+                            h.time.monotonic() > give_up):
+                        raise
+                    h.time.sleep(0.1)
             for label in ["one more", "and another"]:
                 with self.subTest(label):
                     extra = h.ExtProcStream(self.server.ext_proc)
@@ -460,7 +472,11 @@ class OpenStreams(Base):
                 s.close()
         # Before: each stream kept both maps and a spent message (~7 MB
         # each, 225 MB in all); now a few hundred KB of gRPC's own.
-        self.assertLess(grown, self.CAP * 1024, "RSS grew %d KiB" % grown)
+        # ASan's quarantine keeps freed buffers resident (256 MB by
+        # default): the plain build checks the bound.
+        if "ASAN_OPTIONS" not in os.environ:
+            self.assertLess(grown, self.CAP * 1024,
+                            "RSS grew %d KiB" % grown)
 
 
 class IdleStreams(Base):
@@ -470,15 +486,19 @@ class IdleStreams(Base):
     idle after its request headers waits for the tool: it is not ended."""
 
     CAP = 2
-    IDLE_MS = 1000
+    IDLE_MS = 1500  # Room for the sanitizer builds; streams live 10 s.
     FLAGS = ("--max_ext_proc_streams=%d" % CAP,
              "--stream_idle_timeout_ms=%d" % IDLE_MS)
 
+    @unittest.skipIf("ASAN_OPTIONS" in os.environ,
+                     "timing: a sanitizer build may not have seen both idle "
+                     "streams within the wait; the plain build runs it, and "
+                     "//tests/integration:stream_idle_test runs under ASan")
     def test_stream_without_a_first_message_is_ended_and_frees_its_slot(self):
         start = h.time.monotonic()
         idle = [h.ExtProcStream(self.server.ext_proc) for _ in range(self.CAP)]
         try:
-            h.time.sleep(0.2)  # Both reach the server (nothing to answer).
+            h.time.sleep(0.6)  # Both reach the server (nothing to answer).
             extra = h.ExtProcStream(self.server.ext_proc)
             with self.assertRaises(h.grpc.RpcError) as raised:
                 extra.request_headers({":method": "POST"})

@@ -395,7 +395,11 @@ class BadReceiverTest(unittest.TestCase):
             time.sleep(1.5)
             self.assertGreater(
                 self.metric(metrics, "toolgate_spans_dropped_total"), 3000)
-            self.assertLess(self.rss_kb(server.proc.pid) - before, 30 * 1024)
+            # ASan's quarantine keeps freed buffers resident: the plain
+            # build checks the bound.
+            if "ASAN_OPTIONS" not in os.environ:
+                self.assertLess(self.rss_kb(server.proc.pid) - before,
+                                30 * 1024)
         finally:
             server.stop()
 

@@ -348,8 +348,10 @@ bool PythonicReader::ReadFloat(bool negative, absl::string_view int_part,
       w += frac.size();
     }
   }
-  std::memcpy(w, exp.data(), exp.size());
-  w += exp.size();
+  if (!exp.empty()) {  // memcpy from an empty view's null data is UB.
+    std::memcpy(w, exp.data(), exp.size());
+    w += exp.size();
+  }
   const absl::string_view json(begin, static_cast<size_t>(w - begin));
   const char* end = w;
   double value = 0;
