@@ -50,7 +50,9 @@ absl::Status ReadNumbers(absl::string_view url,
       (!absl::SimpleAtoi(*port, &a->port) || a->port < 1 || a->port > 65535)) {
     return Refuse(url, "the port must be 1 to 65535");
   }
-  absl::string_view db = path.has_value() ? *path : "";
+  // Both arms views: "*path : \"\"" would make a temporary std::string.
+  absl::string_view db =
+      path.has_value() ? absl::string_view(*path) : absl::string_view();
   if (absl::StartsWith(db, "/")) db.remove_prefix(1);
   if (!db.empty() && (db.find_first_not_of("0123456789") != db.npos ||
                       !absl::SimpleAtoi(db, &a->db) || db.size() > 5)) {
