@@ -43,10 +43,11 @@ void ScrapedMetrics::Refresh(const Engine* engine) const {
   if (engine != nullptr) {
     pending_->Set(static_cast<double>(engine->pending_approval_count()));
   }
-  if (tracer_ == nullptr) return;
+  const trace::Tracer* tracer = tracer_.load(std::memory_order_acquire);
+  if (tracer == nullptr) return;
   absl::MutexLock lock(&mu_);
-  CatchUp(spans_exported_, tracer_->exported(), &exported_seen_);
-  CatchUp(spans_dropped_, tracer_->dropped(), &dropped_seen_);
+  CatchUp(spans_exported_, tracer->exported(), &exported_seen_);
+  CatchUp(spans_dropped_, tracer->dropped(), &dropped_seen_);
 }
 
 void ScrapedMetrics::Decided(const v1::DecideApprovalResponse& response) {

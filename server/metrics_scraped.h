@@ -30,16 +30,19 @@ class ScrapedMetrics {
  public:
   explicit ScrapedMetrics(prometheus::Registry& registry);
 
-  // `tracer` may be null (tracing off: the span counters stay at 0). Set
-  // before serving; not owned.
-  void set_tracer(const trace::Tracer* tracer) { tracer_ = tracer; }
+  // `tracer` may be null (tracing off: the span counters stay at 0). Not
+  // owned. Atomic: the metrics endpoint may already be scraping when the
+  // tracer is set.
+  void set_tracer(const trace::Tracer* tracer) {
+    tracer_.store(tracer, std::memory_order_release);
+  }
 
   // At scrape time. `engine` may be null.
   void Refresh(const Engine* engine) const;
   void Decided(const v1::DecideApprovalResponse& response);
 
  private:
-  const trace::Tracer* tracer_ = nullptr;
+  std::atomic<const trace::Tracer*> tracer_{nullptr};
   prometheus::Gauge* pending_;
   prometheus::Counter* approved_;
   prometheus::Counter* denied_;

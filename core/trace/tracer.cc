@@ -91,6 +91,7 @@ Tracer::~Tracer() {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
     stop_deadline_ = absl::Now() + options_.shutdown_budget;
+    ready_.Signal();
   }
   thread_.join();
 }
@@ -119,6 +120,7 @@ void Tracer::Submit(std::vector<SpanData> spans) {
   // lock, on the request's thread.
   queued_spans_ += spans.size();
   queue_.push_back(std::move(spans));
+  if (queued_spans_ >= options_.max_batch) ready_.Signal();
 }
 
 std::vector<SpanData> Tracer::TakeSpans(size_t reserve) {
@@ -135,14 +137,17 @@ std::vector<SpanData> Tracer::TakeSpans(size_t reserve) {
 }
 
 std::vector<SpanData> Tracer::NextBatch() {
-  auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return stopping_ || queued_spans_ >= options_.max_batch;
-  };
   std::vector<std::vector<SpanData>> taken;
   size_t n = 0;
   {
     absl::MutexLock lock(&mu_);
-    mu_.AwaitWithTimeout(absl::Condition(&ready), options_.flush_interval);
+    // A CondVar rather than Mutex::Await(Condition): the predicate is read
+    // here, never by the library while it waits (bazel/tsan/ can follow
+    // that).
+    const absl::Time flush_at = absl::Now() + options_.flush_interval;
+    while (!stopping_ && queued_spans_ < options_.max_batch) {
+      if (ready_.WaitWithDeadline(&mu_, flush_at)) break;
+    }
     // Whole requests, up to max_batch spans (a request larger than a
     // batch is cut at max_batch; its rest stays first in the queue).
     while (!queue_.empty() && n < options_.max_batch) {

@@ -145,6 +145,7 @@ class Tracer {
   std::atomic<uint64_t> dropped_{0};
   std::atomic<uint64_t> exported_{0};
   absl::Mutex mu_;
+  absl::CondVar ready_;  // A full batch, or stopping.
   std::deque<std::vector<SpanData>> queue_ ABSL_GUARDED_BY(mu_);  // Per request.
   size_t queued_spans_ ABSL_GUARDED_BY(mu_) = 0;
   // Emptied vectors of exported requests, for TakeSpans (at most
