@@ -27,7 +27,7 @@ using ::testing::HasSubstr;
 using testutil::ServerProcess;
 
 constexpr int kMaxStreams = 2;
-constexpr int kIdleMs = 1000;
+constexpr int kIdleMs = 3000;  // Room for the sanitizer builds to open both.
 
 std::vector<std::string> Codes(const v1::ValidateToolCallResponse& r) {
   std::vector<std::string> codes;
