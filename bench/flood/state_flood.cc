@@ -158,6 +158,8 @@ void Close(Stub& stub, const v1::OpenRunResponse& run) {
   req.set_run_id(run.run_id());
   req.set_run_token(run.run_token());
   v1::CloseRunResponse resp;
+  // A close that fails leaves the run open, so the "fits_again_after_close"
+  // check that follows fails: nothing is lost by not checking it here.
   stub.CloseRun(&ctx, req, &resp).IgnoreError();
 }
 
