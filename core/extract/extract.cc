@@ -4,6 +4,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "core/json/utf8.h"
 
 namespace toolgate {
 namespace extract {
@@ -133,6 +134,12 @@ ExtractionError ReadCandidate(const Candidate& candidate,
   }
   if (candidate.react_name.empty()) {
     return Error(kNotAToolCall, "", "the Action line names no tool");
+  }
+  // No tool's name is ill-formed UTF-8, and every later step (messages,
+  // audit, the wire) needs well-formed text: refuse it here, by name.
+  if (FindInvalidUtf8(candidate.react_name) != absl::string_view::npos) {
+    return Error(kNotAToolCall, "",
+                 "the Action line's tool name is not valid UTF-8");
   }
   if (!parsed.value.is_object()) {
     return Error(kNotAToolCall, "",

@@ -355,6 +355,14 @@ INSTANTIATE_TEST_SUITE_P(
                  "not_a_tool_call", "/temp", 0},
         FailCase{"react_without_input",
                  "Action: w\nI changed my mind.", "not_a_tool_call", "", 0},
+        // Found by call_gate_fuzzer: the name reached a JSON dump, which
+        // threw, and the engine answered INTERNAL.
+        FailCase{"react_name_not_utf8",
+                 "Action: get\xA0\xA0weather\nAction Input: {}",
+                 "not_a_tool_call", "", 0},
+        FailCase{"react_name_truncated_sequence",
+                 "Action: get\xE2\x82\nAction Input: {}", "not_a_tool_call",
+                 "", 0},
         FailCase{"react_input_not_object", "Action: w\nAction Input: \"cats\"",
                  "not_a_tool_call", "", 0},
         FailCase{"broken_second_parallel_call",

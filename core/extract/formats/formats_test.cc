@@ -301,6 +301,9 @@ INSTANTIATE_TEST_SUITE_P(
         {"deepseek_name_with_space", kD, DS_CALLS_BEGIN DS_CALL_BEGIN
          "function" DS_SEP "f g\n```json\n{}\n```" DS_CALL_END DS_CALLS_END,
          "malformed_tool_call"},
+        {"deepseek_name_not_utf8", kD, DS_CALLS_BEGIN DS_CALL_BEGIN
+         "function" DS_SEP "get\xA0weather\n```json\n{}\n```" DS_CALL_END
+         DS_CALLS_END, "malformed_tool_call"},
         {"deepseek_args_not_object", kD, DS_CALLS_BEGIN DS_CALL_BEGIN
          "function" DS_SEP "f\n```json\n[1]\n```" DS_CALL_END DS_CALLS_END,
          "malformed_tool_call"},

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/extract/formats/formats_internal.h"
 #include "core/extract/formats/frame.h"
+#include "core/json/utf8.h"
 #include "core/repair/lexer.h"
 
 namespace toolgate {
@@ -100,7 +101,7 @@ bool IsToolNameLine(absl::string_view name) {
     const unsigned char u = static_cast<unsigned char>(c);
     if (u <= 0x20 || u == 0x7F) return false;
   }
-  return true;
+  return FindInvalidUtf8(name) == absl::string_view::npos;
 }
 
 // A call object, {"name", "arguments" or "parameters", ...}, nested in
@@ -291,8 +292,8 @@ Block ReadDeepSeekBlock(absl::string_view text, size_t begin,
     if (name_end == kNpos) return Cut("in a call's name line");
     const absl::string_view name = text.substr(p, name_end - p);
     if (!IsToolNameLine(name)) {
-      return Malformed(p, "a tool name (no spaces or control characters) "
-                          "on the line after the separator");
+      return Malformed(p, "a tool name (valid UTF-8, no spaces or control "
+                          "characters) on the line after the separator");
     }
     p = name_end + 1;
     if (!Take(text, &p, "```json", "```json before the arguments", &error)) {

@@ -207,7 +207,9 @@ absl::StatusOr<std::string> RenderCalls(
 }
 
 std::string SyntaxExample(TextFormat format, absl::string_view tool) {
-  const std::string name = Json(std::string(tool)).dump();
+  // The name may come from the output: never let ill-formed bytes throw.
+  const std::string name = Json(std::string(tool)).dump(
+      -1, ' ', false, Json::error_handler_t::replace);
   switch (format) {
     case TextFormat::kHermes:
       return absl::StrCat("<tool_call>{\"name\": ", name,
