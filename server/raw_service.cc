@@ -209,6 +209,10 @@ class ToolCallStreamReactor final
       span->End();
     }
     Release();  // The answer is made: nothing of the stream is needed.
+    // The slot too: a client that has its answer may open the next call
+    // at once, before gRPC gets round to OnDone.
+    if (has_slot_) streams_->Close();
+    has_slot_ = false;
     Finish(status);
   }
   // Brings the held-bytes count up to date with the stream.

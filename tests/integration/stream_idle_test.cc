@@ -123,6 +123,7 @@ TEST_F(StreamIdleTest, IdleStreamsAreEndedAndFreeTheirSlots) {
   for (const Case& c : {Case{"no message at all", false},
                         Case{"idle after the header", true}}) {
     SCOPED_TRACE(c.name);
+    ASSERT_TRUE(Eventually([] { return OpenStreams() == 0; }));
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::unique_ptr<OpenStream>> idle;
     for (int i = 0; i < kMaxStreams; ++i) {
