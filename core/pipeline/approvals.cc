@@ -47,7 +47,7 @@ bool IsApprovalCode(absl::string_view code) {
 
 absl::Status ApplyApprovals(CallContext& call) {
   GateResult& gate = call.gate;
-  if (!gate.needs_approval || !Allowable(gate)) return absl::OkStatus();
+  if (!gate.needs_approval || !Allowable(gate)) return call.NotApplicable();
   const std::vector<int> needing = CallsNeedingApproval(gate);
   if (needing.size() > 1) {
     for (size_t k = 1; k < needing.size(); ++k) {

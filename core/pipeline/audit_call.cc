@@ -10,7 +10,7 @@ namespace pipeline {
 
 absl::Status AuditCall(CallContext& call) {
   const AuditTrail& audit = call.services.audit;
-  if (!audit.enabled()) return absl::OkStatus();
+  if (!audit.enabled()) return call.NotApplicable();
   const ValidateCallResponse& response = call.response;
   AuditRecord record;
   record.audit_id = response.audit_id;

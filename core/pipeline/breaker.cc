@@ -5,7 +5,8 @@ namespace pipeline {
 
 absl::Status CheckBreaker(CallContext& call) {
   const Run* run = call.target.run.get();
-  if (run == nullptr || !run->Current().breaker_open) return absl::OkStatus();
+  if (run == nullptr) return call.NotApplicable();
+  if (!run->Current().breaker_open) return absl::OkStatus();
   call.response.decision = Decision::kStop;
   call.response.stop_reason = "misformat_circuit_open";
   call.response.attempt = run->max_consecutive_rejects();

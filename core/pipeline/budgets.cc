@@ -26,13 +26,13 @@ void Veto(GateResult& gate, const ToolSpec& tool, int call_index,
 
 absl::Status SpendCallBudgets(CallContext& call) {
   GateResult& gate = call.gate;
-  if (gate.needs_approval || !Allowable(gate)) return absl::OkStatus();
+  if (gate.needs_approval || !Allowable(gate)) return call.NotApplicable();
   const RunSettings& settings = call.target.snapshot->settings();
   bool budgeted = false;
   for (const CheckedCall& c : gate.calls) {
     budgeted |= HasCallBudget(c.tool->spec, settings);
   }
-  if (!budgeted) return absl::OkStatus();  // Most turns: nothing to count.
+  if (!budgeted) return call.NotApplicable();  // Most turns: nothing to count.
   std::vector<const ToolSpec*> tools;
   for (const CheckedCall& c : gate.calls) tools.push_back(&c.tool->spec);
   Run* run = call.target.run.get();

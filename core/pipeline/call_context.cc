@@ -25,8 +25,9 @@ CallContext::CallContext(const Services& services,
 
 absl::Status RunStages(absl::Span<const Stage> stages, CallContext& call) {
   // Tracing off: one pointer test per stage, nothing timed. On: one clock
-  // read per stage boundary (a stage's end is the next one's start), and
-  // the span names the stage table's constant, uncopied.
+  // read per stage that applied (a stage's end is the next one's start;
+  // one that did not apply is too short to matter and folds into the
+  // next), and the span names the stage table's constant, uncopied.
   trace::RequestTrace* trace = call.request.trace;
   if (trace != nullptr && !trace->recording()) trace = nullptr;
   int64_t now = trace != nullptr ? trace::RequestTrace::ClockNanos() : 0;
@@ -34,11 +35,12 @@ absl::Status RunStages(absl::Span<const Stage> stages, CallContext& call) {
     if (call.decided_early && stage.when == Stage::When::kUntilDecided) {
       continue;
     }
-    const size_t span = trace != nullptr ? trace->StartStage(stage.name, now) : 0;
+    call.stage_not_applicable = false;
     absl::Status status = stage.run(call);
-    if (trace != nullptr) {
-      now = trace::RequestTrace::ClockNanos();
-      trace->EndChildAt(span, now);
+    if (trace != nullptr && !call.stage_not_applicable) {
+      const int64_t end = trace::RequestTrace::ClockNanos();
+      trace->EndChildAt(trace->StartStage(stage.name, now), end);
+      now = end;
     }
     if (!status.ok()) return status;
   }

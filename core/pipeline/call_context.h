@@ -13,6 +13,7 @@
 //
 // The stage list is a constant array of function pointers: running it
 // allocates nothing, and each stage costs one indirect call per output.
+// With tracing on, each stage that applied to the call gets a child span.
 #ifndef TOOLGATE_CORE_PIPELINE_CALL_CONTEXT_H_
 #define TOOLGATE_CORE_PIPELINE_CALL_CONTEXT_H_
 
@@ -64,6 +65,16 @@ struct CallContext {
   // refuses the turn or the call ends without a decision.
   std::string approval_used;
   std::vector<const ToolSpec*> budget_spent;
+
+  // A stage that found nothing to do for this call (no run, not a stream,
+  // no rule of its kind on the called tools) returns NotApplicable(): it
+  // leaves no span, so a trace shows the stages that did work. Only the
+  // span depends on it, never a decision.
+  absl::Status NotApplicable() {
+    stage_not_applicable = true;
+    return absl::OkStatus();
+  }
+  bool stage_not_applicable = false;  // Reset by RunStages per stage.
 };
 
 using StageFn = absl::Status (*)(CallContext& call);

@@ -43,6 +43,11 @@ absl::Status ResolveTools(CallContext& call) {
 }
 
 absl::Status CoerceArguments(CallContext& call) {
+  bool any_rules = false;  // Argument rules name the coercions and strips.
+  for (const CheckedCall& c : call.gate.calls) {
+    any_rules |= c.tool != nullptr && c.tool->spec.policy.arguments != nullptr;
+  }
+  if (!any_rules) return call.NotApplicable();
   toolgate::CoerceArguments(&call.gate, call.request.forward_as_sent);
   return absl::OkStatus();
 }
@@ -64,7 +69,7 @@ absl::Status CheckArguments(CallContext& call) {
 
 absl::Status RequireApproval(CallContext& call) {
   toolgate::RequireApproval(&call.gate);
-  return absl::OkStatus();
+  return call.gate.needs_approval ? absl::OkStatus() : call.NotApplicable();
 }
 
 absl::Status Decide(CallContext& call) {

@@ -27,7 +27,8 @@ Violation ReadOnlyViolation(const Run& run, const ToolSpec& spec,
 
 absl::Status ApplyKillSwitch(CallContext& call) {
   const Run* run = call.target.run.get();
-  if (run == nullptr || !run->read_only()) return absl::OkStatus();
+  if (run == nullptr) return call.NotApplicable();
+  if (!run->read_only()) return absl::OkStatus();
   GateResult& gate = call.gate;
   for (size_t i = 0; i < gate.calls.size(); ++i) {
     const CompiledTool* tool = gate.calls[i].tool;

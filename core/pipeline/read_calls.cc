@@ -78,7 +78,7 @@ RawCalls ParseDeclared(absl::string_view text, extract::TextFormat format,
 
 absl::Status AssembleStream(CallContext& call) {
   const ValidateCallRequest& request = call.request;
-  if (request.kind != OutputKind::kStream) return absl::OkStatus();
+  if (request.kind != OutputKind::kStream) return call.NotApplicable();
   if (request.assembled != nullptr) {
     call.stream = request.assembled;
   } else {
@@ -112,7 +112,7 @@ absl::Status AssembleStream(CallContext& call) {
 absl::Status ExtractCandidates(CallContext& call) {
   if (call.kind != OutputKind::kText ||
       call.text_format != extract::TextFormat::kUnspecified) {
-    return absl::OkStatus();  // A declared format is read by ParseCalls.
+    return call.NotApplicable();  // A declared format is read by ParseCalls.
   }
   call.candidates = extract::FindCandidates(
       call.output, ExtractLimitsFor(call.services.options));

@@ -28,6 +28,7 @@ absl::Status RecordLoop(CallContext& call) {
   ValidateCallResponse& response = call.response;
   Run* run = call.target.run.get();
   const bool rejected = response.decision == Decision::kReject;
+  if (run == nullptr && !rejected) return call.NotApplicable();
   // Asking gRPC is costly, so only where a reject would count, not on the
   // ALLOW path.
   if (run != nullptr && rejected) {
