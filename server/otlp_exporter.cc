@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "grpc/slice.h"
 
 namespace toolgate {
 namespace server {
@@ -19,6 +20,8 @@ using opentelemetry::proto::collector::trace::v1::ExportTraceServiceResponse;
 void SetValue(const trace::AttributeValue& value, otlp_common::AnyValue* out) {
   if (const auto* s = std::get_if<std::string>(&value)) {
     out->set_string_value(*s);
+  } else if (const auto* t = std::get_if<trace::StaticText>(&value)) {
+    out->set_string_value(std::string(t->view()));
   } else if (const auto* i = std::get_if<int64_t>(&value)) {
     out->set_int_value(*i);
   } else if (const auto* b = std::get_if<bool>(&value)) {
@@ -151,6 +154,8 @@ size_t ArraySize(const std::vector<std::string>& list) {
 size_t AnySize(const trace::AttributeValue& value) {
   if (const auto* s = std::get_if<std::string>(&value)) {
     return LenField(s->size());
+  } else if (const auto* t = std::get_if<trace::StaticText>(&value)) {
+    return LenField(t->view().size());
   } else if (const auto* i = std::get_if<int64_t>(&value)) {
     return 1 + VarintSize(static_cast<uint64_t>(*i));
   } else if (std::holds_alternative<bool>(value)) {
@@ -165,6 +170,8 @@ size_t AnySize(const trace::AttributeValue& value) {
 char* PutAny(char* p, const trace::AttributeValue& value) {
   if (const auto* s = std::get_if<std::string>(&value)) {
     return PutBytes(p, 1, *s);
+  } else if (const auto* t = std::get_if<trace::StaticText>(&value)) {
+    return PutBytes(p, 1, t->view());
   } else if (const auto* i = std::get_if<int64_t>(&value)) {
     return PutUint(p, 3, static_cast<uint64_t>(*i));
   } else if (const auto* b = std::get_if<bool>(&value)) {
@@ -261,51 +268,78 @@ char* PutSpan(char* p, const trace::SpanData& s, size_t size) {
 
 }  // namespace
 
-std::string OtlpWriter::Request(const std::vector<trace::SpanData>& spans,
-                                const OtlpOptions& options,
-                                const std::string& instance_id) {
-  // Resource{attributes = 1}.
+// Resource{attributes = 1}, ScopeSpans{scope = 1: {name = 1}, spans = 2}.
+constexpr absl::string_view kScope = "toolgate";
+
+// The resource's attribute values (once per batch, not per span).
+struct ResourceValues {
+  ResourceValues(const OtlpOptions& options, const std::string& instance_id)
+      : version(options.service_version), instance(instance_id) {}
   const trace::AttributeValue service = std::string("toolgate");
-  const trace::AttributeValue version = options.service_version;
-  const trace::AttributeValue instance = instance_id;
-  size_t resource = LenField(KeyValueSize("service.name", service)) +
-                    LenField(KeyValueSize("service.instance.id", instance));
+  const trace::AttributeValue version;
+  const trace::AttributeValue instance;
+};
+
+size_t OtlpWriter::Measure(trace::SpanBatch batch,
+                           const OtlpOptions& options,
+                           const std::string& instance_id) {
+  const ResourceValues v(options, instance_id);
+  resource_ = LenField(KeyValueSize("service.name", v.service)) +
+              LenField(KeyValueSize("service.instance.id", v.instance));
   if (!options.service_version.empty()) {
-    resource += LenField(KeyValueSize("service.version", version));
+    resource_ += LenField(KeyValueSize("service.version", v.version));
   }
-  // ScopeSpans{scope = 1: {name = 1}, spans = 2}.
-  constexpr absl::string_view kScope = "toolgate";
-  size_t scope = LenField(LenField(kScope.size()));
+  scope_ = LenField(LenField(kScope.size()));
   span_sizes_.clear();
-  for (const trace::SpanData& s : spans) {
-    span_sizes_.push_back(SpanSize(s));
-    scope += LenField(span_sizes_.back());
+  for (const std::vector<trace::SpanData>& spans : batch) {
+    for (const trace::SpanData& s : spans) {
+      span_sizes_.push_back(SpanSize(s));
+      scope_ += LenField(span_sizes_.back());
+    }
   }
   // ResourceSpans{resource = 1, scope_spans = 2}, the request's field 1.
-  const size_t resource_spans = LenField(resource) + LenField(scope);
-  std::string out(LenField(resource_spans), '\0');
-  char* p = &out[0];
-  p = PutLen(p, 1, resource_spans);
-  p = PutLen(p, 1, resource);
-  p = PutKeyValue(p, 1, "service.name", service);
+  resource_spans_ = LenField(resource_) + LenField(scope_);
+  return LenField(resource_spans_);
+}
+
+bool OtlpWriter::Write(trace::SpanBatch batch,
+                       const OtlpOptions& options,
+                       const std::string& instance_id, char* out,
+                       size_t size) const {
+  size_t n = 0;
+  for (const std::vector<trace::SpanData>& spans : batch) n += spans.size();
+  if (span_sizes_.size() != n) return false;
+  const ResourceValues v(options, instance_id);
+  char* p = out;
+  p = PutLen(p, 1, resource_spans_);
+  p = PutLen(p, 1, resource_);
+  p = PutKeyValue(p, 1, "service.name", v.service);
   if (!options.service_version.empty()) {
-    p = PutKeyValue(p, 1, "service.version", version);
+    p = PutKeyValue(p, 1, "service.version", v.version);
   }
-  p = PutKeyValue(p, 1, "service.instance.id", instance);
-  p = PutLen(p, 2, scope);
+  p = PutKeyValue(p, 1, "service.instance.id", v.instance);
+  p = PutLen(p, 2, scope_);
   p = PutLen(p, 1, LenField(kScope.size()));
   p = PutBytes(p, 1, kScope);
-  for (size_t i = 0; i < spans.size(); ++i) {
-    p = PutSpan(p, spans[i], span_sizes_[i]);
+  size_t i = 0;
+  for (const std::vector<trace::SpanData>& spans : batch) {
+    for (const trace::SpanData& s : spans) p = PutSpan(p, s, span_sizes_[i++]);
   }
   // The sizes and the writes read one schema twice; should they ever
   // disagree, the batch is not sent (Export drops and counts it).
-  if (p != out.data() + out.size()) return std::string();
+  return p == out + size;
+}
+
+std::string OtlpWriter::Request(trace::SpanBatch batch,
+                                const OtlpOptions& options,
+                                const std::string& instance_id) {
+  std::string out(Measure(batch, options, instance_id), '\0');
+  if (!Write(batch, options, instance_id, &out[0], out.size())) return "";
   return out;
 }
 
 ExportTraceServiceRequest ToOtlpRequest(
-    const std::vector<trace::SpanData>& spans, const OtlpOptions& options,
+    trace::SpanBatch batch, const OtlpOptions& options,
     const std::string& instance_id) {
   ExportTraceServiceRequest request;
   otlp_trace::ResourceSpans* rs = request.add_resource_spans();
@@ -317,15 +351,17 @@ ExportTraceServiceRequest ToOtlpRequest(
   AddAttribute("service.instance.id", instance_id, attrs);
   otlp_trace::ScopeSpans* ss = rs->add_scope_spans();
   ss->mutable_scope()->set_name("toolgate");
-  for (const trace::SpanData& s : spans) ToSpan(s, ss->add_spans());
+  for (const std::vector<trace::SpanData>& spans : batch) {
+    for (const trace::SpanData& s : spans) ToSpan(s, ss->add_spans());
+  }
   return request;
 }
 
-std::string EncodeOtlpRequest(const std::vector<trace::SpanData>& spans,
+std::string EncodeOtlpRequest(trace::SpanBatch batch,
                               const OtlpOptions& options,
                               const std::string& instance_id) {
   OtlpWriter w;
-  return w.Request(spans, options, instance_id);
+  return w.Request(batch, options, instance_id);
 }
 
 absl::StatusOr<std::unique_ptr<OtlpExporter>> OtlpExporter::Create(
@@ -355,16 +391,19 @@ OtlpExporter::OtlpExporter(OtlpOptions options,
       export_method_(kExportMethod, grpc::internal::RpcMethod::NORMAL_RPC,
                      channel_) {}
 
-absl::Status OtlpExporter::Export(const std::vector<trace::SpanData>& spans) {
+absl::Status OtlpExporter::Export(trace::SpanBatch batch) {
   // The request's bytes written straight from the spans: building
   // protobuf messages for thousands of spans a second, then freeing them,
   // cost more than the rest of tracing (bench/README.md "Tracing
   // overhead (issue 27)").
-  const std::string bytes = writer_.Request(spans, options_, instance_id_);
-  if (bytes.empty()) {
+  // Written in place into the slice gRPC sends: no zero fill, no copy.
+  const size_t size = writer_.Measure(batch, options_, instance_id_);
+  grpc::Slice slice(grpc_slice_malloc(size), grpc::Slice::STEAL_REF);
+  if (!writer_.Write(batch, options_, instance_id_,
+                     reinterpret_cast<char*>(GRPC_SLICE_START_PTR(slice.c_slice())),
+                     size)) {
     return absl::InternalError("OTLP export: request encoding failed");
   }
-  grpc::Slice slice(bytes);
   const grpc::ByteBuffer request(&slice, 1);
   grpc::ByteBuffer reply;
   grpc::ClientContext context;

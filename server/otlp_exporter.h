@@ -40,10 +40,10 @@ struct OtlpOptions {
 // the spans, as Export sends them (the same bytes, at a fraction of the
 // cost).
 opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest
-ToOtlpRequest(const std::vector<trace::SpanData>& spans,
+ToOtlpRequest(trace::SpanBatch batch,
               const OtlpOptions& options, const std::string& instance_id);
 
-std::string EncodeOtlpRequest(const std::vector<trace::SpanData>& spans,
+std::string EncodeOtlpRequest(trace::SpanBatch batch,
                               const OtlpOptions& options,
                               const std::string& instance_id);
 
@@ -52,12 +52,23 @@ std::string EncodeOtlpRequest(const std::vector<trace::SpanData>& spans,
 // bug). Keeps its scratch between requests. Not thread-safe (the exporter's thread owns one).
 class OtlpWriter {
  public:
-  std::string Request(const std::vector<trace::SpanData>& spans,
+  std::string Request(trace::SpanBatch batch,
                       const OtlpOptions& options,
                       const std::string& instance_id);
 
+  // The two passes on their own, so the exporter writes straight into the
+  // buffer gRPC sends: Measure returns the request's size; Write (same
+  // arguments) fills out[0, size), false if the passes disagreed.
+  size_t Measure(trace::SpanBatch batch,
+                 const OtlpOptions& options, const std::string& instance_id);
+  bool Write(trace::SpanBatch batch,
+             const OtlpOptions& options, const std::string& instance_id,
+             char* out, size_t size) const;
+
  private:
-  std::vector<size_t> span_sizes_;  // Per span of the batch being written.
+  // What Measure found, for Write.
+  std::vector<size_t> span_sizes_;  // Per span of the batch.
+  size_t resource_ = 0, scope_ = 0, resource_spans_ = 0;
 };
 
 class OtlpExporter : public trace::SpanExporter {
@@ -67,7 +78,7 @@ class OtlpExporter : public trace::SpanExporter {
   static absl::StatusOr<std::unique_ptr<OtlpExporter>> Create(
       OtlpOptions options);
 
-  absl::Status Export(const std::vector<trace::SpanData>& spans) override;
+  absl::Status Export(trace::SpanBatch batch) override;
 
  private:
   OtlpExporter(OtlpOptions options, std::shared_ptr<grpc::Channel> channel);

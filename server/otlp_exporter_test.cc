@@ -3,6 +3,7 @@
 // the batch (counted by the tracer), never more than the deadline.
 #include "server/otlp_exporter.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -53,6 +54,22 @@ struct Collector {
   std::string endpoint() const { return "127.0.0.1:" + std::to_string(port); }
 };
 
+// A batch of one request's spans (the vector must outlive the batch).
+trace::SpanBatch One(const std::vector<trace::SpanData>& spans) {
+  return trace::SpanBatch(&spans, 1);
+}
+
+// The same spans as requests of at most `k` spans each.
+std::vector<std::vector<trace::SpanData>> Split(
+    const std::vector<trace::SpanData>& spans, size_t k) {
+  std::vector<std::vector<trace::SpanData>> out;
+  for (size_t i = 0; i < spans.size(); i += k) {
+    out.emplace_back(spans.begin() + i,
+                     spans.begin() + std::min(spans.size(), i + k));
+  }
+  return out;
+}
+
 std::vector<trace::SpanData> TwoSpans() {
   trace::SpanData root;
   root.trace_id.fill(0xab);
@@ -67,7 +84,8 @@ std::vector<trace::SpanData> TwoSpans() {
                      {"toolgate.attempt", int64_t{2}},
                      {"toolgate.violation_codes",
                       std::vector<std::string>{"invalid_arguments"}},
-                     {"toolgate.read_only", false}};
+                     {"toolgate.read_only", false},
+                     {"rpc.method", trace::StaticText("ValidateToolCall")}};
   root.error = true;
   root.status_message = "boom";
   trace::SpanData child;
@@ -88,7 +106,7 @@ TEST(OtlpExporter, TheCollectorGetsOneResourceAndTheSpansAsRecorded) {
   o.service_version = "1.2.3";
   absl::StatusOr<std::unique_ptr<OtlpExporter>> e = OtlpExporter::Create(o);
   ASSERT_TRUE(e.ok());
-  ASSERT_TRUE((*e)->Export(TwoSpans()).ok());
+  ASSERT_TRUE((*e)->Export(One(TwoSpans())).ok());
   std::vector<collector::ExportTraceServiceRequest> got = c.receiver.requests();
   ASSERT_EQ(got.size(), 1u);
   ASSERT_EQ(got[0].resource_spans_size(), 1);
@@ -103,8 +121,10 @@ TEST(OtlpExporter, TheCollectorGetsOneResourceAndTheSpansAsRecorded) {
   EXPECT_EQ(root.trace_state(), "k=v");
   EXPECT_EQ(root.kind(), opentelemetry::proto::trace::v1::Span::SPAN_KIND_SERVER);
   EXPECT_EQ(root.start_time_unix_nano(), 1000u);
-  EXPECT_EQ(root.attributes_size(), 4);
+  EXPECT_EQ(root.attributes_size(), 5);
   EXPECT_EQ(root.attributes(1).value().int_value(), 2);
+  EXPECT_EQ(root.attributes(4).key(), "rpc.method");  // A StaticText.
+  EXPECT_EQ(root.attributes(4).value().string_value(), "ValidateToolCall");
   EXPECT_EQ(root.attributes(2).value().array_value().values(0).string_value(),
             "invalid_arguments");
   EXPECT_EQ(root.status().code(),
@@ -122,7 +142,7 @@ TEST(OtlpExporter, DeadSlowRefusingOrRejectingCollectorsFailTheBatchInTime) {
     o.endpoint = "127.0.0.1:1";  // Nothing listens.
     auto e = OtlpExporter::Create(o);
     const absl::Time start = absl::Now();
-    EXPECT_FALSE((*e)->Export(TwoSpans()).ok());
+    EXPECT_FALSE((*e)->Export(One(TwoSpans())).ok());
     EXPECT_LT(absl::Now() - start, absl::Seconds(2));
   }
   Collector c;
@@ -130,16 +150,16 @@ TEST(OtlpExporter, DeadSlowRefusingOrRejectingCollectorsFailTheBatchInTime) {
   auto e = OtlpExporter::Create(o);
   c.receiver.sleep_ = absl::Milliseconds(600);
   const absl::Time start = absl::Now();
-  EXPECT_FALSE((*e)->Export(TwoSpans()).ok());
+  EXPECT_FALSE((*e)->Export(One(TwoSpans())).ok());
   EXPECT_LT(absl::Now() - start, absl::Milliseconds(550));
   c.receiver.sleep_ = absl::ZeroDuration();
   c.receiver.refuse_ = true;
-  EXPECT_FALSE((*e)->Export(TwoSpans()).ok());
+  EXPECT_FALSE((*e)->Export(One(TwoSpans())).ok());
   c.receiver.refuse_ = false;
   c.receiver.reject_ = 1;
-  EXPECT_FALSE((*e)->Export(TwoSpans()).ok());
+  EXPECT_FALSE((*e)->Export(One(TwoSpans())).ok());
   c.receiver.reject_ = 0;
-  EXPECT_TRUE((*e)->Export(TwoSpans()).ok());
+  EXPECT_TRUE((*e)->Export(One(TwoSpans())).ok());
 }
 
 // Export writes the request's bytes itself (no messages built): they must
@@ -203,9 +223,24 @@ TEST(OtlpWriter, WritesExactlyWhatProtobufSerializes) {
       SCOPED_TRACE(testing::Message() << "case " << i << ", version \""
                                       << version << "\"");
       const std::string want =
-          ToOtlpRequest(cases[i], o, "host/42").SerializeAsString();
-      EXPECT_EQ(EncodeOtlpRequest(cases[i], o, "host/42"), want);
-      EXPECT_EQ(reused.Request(cases[i], o, "host/42"), want);
+          ToOtlpRequest(One(cases[i]), o, "host/42").SerializeAsString();
+      EXPECT_EQ(EncodeOtlpRequest(One(cases[i]), o, "host/42"), want);
+      EXPECT_EQ(reused.Request(One(cases[i]), o, "host/42"), want);
+      // A batch holds one vector per request: the same spans in several
+      // make the same bytes.
+      for (size_t k : {1, 3}) {
+        const auto requests = Split(cases[i], k);
+        EXPECT_EQ(reused.Request(requests, o, "host/42"), want) << k;
+      }
+      // The exporter's form: measured, then written into a raw buffer
+      // (guard bytes after it stay untouched).
+      const size_t size = reused.Measure(One(cases[i]), o, "host/42");
+      ASSERT_EQ(size, want.size());
+      std::string buffer(size + 8, '\x5a');
+      ASSERT_TRUE(
+          reused.Write(One(cases[i]), o, "host/42", &buffer[0], size));
+      EXPECT_EQ(buffer.substr(0, size), want);
+      EXPECT_EQ(buffer.substr(size), std::string(8, '\x5a'));
     }
   }
 }

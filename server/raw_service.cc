@@ -66,18 +66,25 @@ class WaitingReactor final : public grpc::ServerUnaryReactor {
 
 // The server span of one call (OpenTelemetry's name for a gRPC span:
 // "package.Service/Method"); empty when tracing is off.
+// `method` is a literal; `span_name` its InternSpanName.
 std::optional<trace::RequestTrace> StartTrace(
     trace::Tracer* tracer, const grpc::ServerContextBase& context,
-    absl::string_view method) {
+    const char* method, trace::StaticText span_name) {
   std::optional<trace::RequestTrace> trace;
   if (tracer == nullptr) return trace;
-  trace.emplace(tracer,
-                absl::StrCat(v1::ToolGate::service_full_name(), "/", method),
+  trace.emplace(tracer, trace::RequestTrace::StaticName{}, span_name,
                 TraceParentOf(context));
   if (trace->recording()) {
-    SetRpc(*trace, v1::ToolGate::service_full_name(), method);
+    SetRpc(*trace, trace::StaticText::Of(v1::ToolGate::service_full_name()),
+           trace::StaticText::Of(method));
   }
   return trace;
+}
+
+trace::StaticText StreamSpanName() {
+  static const trace::StaticText name = InternSpanName(
+      v1::ToolGate::service_full_name(), "ValidateToolCallStream");
+  return name;
 }
 
 trace::RequestTrace* Recording(std::optional<trace::RequestTrace>& trace) {
@@ -91,8 +98,9 @@ grpc::Status Serve(ToolGateService* typed,
                    grpc::CallbackServerContext* context,
                    const grpc::ByteBuffer& bytes, Response* response,
                    ServerMetrics* metrics, trace::Tracer* tracer,
-                   absl::string_view name, int* slot) {
-  std::optional<trace::RequestTrace> trace = StartTrace(tracer, *context, name);
+                   const char* name, trace::StaticText span_name, int* slot) {
+  std::optional<trace::RequestTrace> trace =
+      StartTrace(tracer, *context, name, span_name);
   trace::RequestTrace* span = Recording(trace);
   Request request;
   grpc::Status status = ParseRequest(bytes, &request);
@@ -138,7 +146,8 @@ class ToolCallStreamReactor final
         response_(response),
         start_(metrics != nullptr ? std::chrono::steady_clock::now()
                                   : std::chrono::steady_clock::time_point()),
-        trace_(StartTrace(tracer, *context, "ValidateToolCallStream")) {
+        trace_(StartTrace(tracer, *context, "ValidateToolCallStream",
+                          StreamSpanName())) {
     if (!streams_->TryOpen()) {
       Done(grpc::Status(
           grpc::StatusCode::RESOURCE_EXHAUSTED,
@@ -283,10 +292,12 @@ void RawToolGateService::Add(
   ServerMetrics* metrics = metrics_;
   trace::Tracer* tracer = tracer_;
   const int slot = ServerMetrics::RpcSlot(name);
+  const trace::StaticText span_name =
+      InternSpanName(v1::ToolGate::service_full_name(), name);
   MarkMethodCallback(
       static_cast<int>(methods_.size() - 1),
       new grpc::internal::CallbackUnaryHandler<grpc::ByteBuffer, Response>(
-          [typed, method, metrics, tracer, name, slot, waits](
+          [typed, method, metrics, tracer, name, span_name, slot, waits](
               grpc::CallbackServerContext* context,
               const grpc::ByteBuffer* bytes,
               Response* response) -> grpc::ServerUnaryReactor* {
@@ -294,12 +305,12 @@ void RawToolGateService::Add(
             const auto start = metrics != nullptr
                                    ? std::chrono::steady_clock::now()
                                    : std::chrono::steady_clock::time_point();
-            auto handle = [typed, method, metrics, tracer, name, slot,
-                           context, bytes, response, start] {
+            auto handle = [typed, method, metrics, tracer, name, span_name,
+                           slot, context, bytes, response, start] {
               int counted = slot;  // The gateway's calls: "mcp.stdio".
               grpc::Status status =
                   Serve<Request>(typed, method, context, *bytes, response,
-                                 metrics, tracer, name, &counted);
+                                 metrics, tracer, name, span_name, &counted);
               if (metrics != nullptr) {
                 const std::chrono::duration<double> took =
                     std::chrono::steady_clock::now() - start;

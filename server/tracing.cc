@@ -1,6 +1,8 @@
 #include "server/tracing.h"
 
 #include <iterator>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -9,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 
 namespace toolgate {
 namespace server {
@@ -49,16 +52,19 @@ std::vector<std::string> Codes(const Violations& violations) {
   return codes;
 }
 
-// Enum names without their prefix: DECISION_ALLOW -> ALLOW.
-std::string Bare(absl::string_view name, absl::string_view prefix) {
+// Enum names without their prefix: DECISION_ALLOW -> ALLOW. A generated
+// enum's names live as long as the program, so the span keeps a view.
+trace::StaticText Bare(const std::string& enum_name, absl::string_view prefix) {
+  absl::string_view name = enum_name;
   if (absl::StartsWith(name, prefix)) name.remove_prefix(prefix.size());
-  return std::string(name);
+  return trace::StaticText::Of(name);
 }
 
 // "stream_openai_chat", as ToolCall.source names a streamed call.
 std::string StreamPath(v1::StreamFormat format) {
-  return "stream_" + absl::AsciiStrToLower(
-                         Bare(v1::StreamFormat_Name(format), "STREAM_FORMAT_"));
+  return "stream_" +
+         absl::AsciiStrToLower(
+             Bare(v1::StreamFormat_Name(format), "STREAM_FORMAT_").view());
 }
 
 std::string ExtractionPath(const v1::ValidateToolCallRequest& request) {
@@ -69,7 +75,8 @@ std::string ExtractionPath(const v1::ValidateToolCallRequest& request) {
       if (request.text_format() != v1::TEXT_FORMAT_UNSPECIFIED &&
           v1::TextFormat_IsValid(request.text_format())) {
         return absl::AsciiStrToLower(
-            Bare(v1::TextFormat_Name(request.text_format()), "TEXT_FORMAT_"));
+            Bare(v1::TextFormat_Name(request.text_format()), "TEXT_FORMAT_")
+                .view());
       }
       return "text";
     case v1::ValidateToolCallRequest::kNativeJson:
@@ -110,11 +117,21 @@ std::optional<trace::TraceContext> TraceParentOf(
                                  Metadata(context, "tracestate", &tracestate));
 }
 
-void SetRpc(trace::RequestTrace& trace, absl::string_view service,
-            absl::string_view method) {
-  trace.Set("rpc.system", std::string("grpc"));
-  trace.Set("rpc.service", std::string(service));
-  trace.Set("rpc.method", std::string(method));
+trace::StaticText InternSpanName(absl::string_view service,
+                                 absl::string_view method) {
+  static absl::Mutex mu;
+  // Never freed: spans still queued at exit hold views of these.
+  static auto* names = new std::set<std::string>();
+  absl::MutexLock lock(&mu);
+  return trace::StaticText::Of(
+      *names->insert(absl::StrCat(service, "/", method)).first);
+}
+
+void SetRpc(trace::RequestTrace& trace, trace::StaticText service,
+            trace::StaticText method) {
+  trace.Set("rpc.system", trace::StaticText("grpc"));
+  trace.Set("rpc.service", service);
+  trace.Set("rpc.method", method);
 }
 
 void SetStatus(trace::RequestTrace& trace, const grpc::Status& status) {
@@ -212,13 +229,14 @@ void SetAnswer(trace::RequestTrace& trace,
 std::optional<trace::RequestTrace> StartMeshTrace(
     trace::Tracer* tracer, const grpc::ServerContextBase& context,
     absl::string_view traceparent, absl::string_view tracestate,
-    absl::string_view service, absl::string_view method) {
+    trace::StaticText service, trace::StaticText method) {
   std::optional<trace::RequestTrace> out;
   if (tracer == nullptr) return out;
   std::optional<trace::TraceContext> parent =
       trace::ParseTraceparent(traceparent, tracestate);
   if (!parent.has_value()) parent = TraceParentOf(context);
-  out.emplace(tracer, absl::StrCat(service, "/", method), parent);
+  out.emplace(tracer, absl::StrCat(service.view(), "/", method.view()),
+              parent);
   if (out->recording()) SetRpc(*out, service, method);
   return out;
 }

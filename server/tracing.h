@@ -33,8 +33,14 @@ std::optional<trace::TraceContext> TraceParentOf(
 
 // The server span's common attributes, and its status once answered: an
 // error's code and its name as the span's status, never its message.
-void SetRpc(trace::RequestTrace& trace, absl::string_view service,
-            absl::string_view method);
+// "service/method", a server span's name, kept for the program's life so
+// spans name it by a view (computed once per method, at registration).
+trace::StaticText InternSpanName(absl::string_view service,
+                                 absl::string_view method);
+
+// `service` and `method` are the program's constants (kept as views).
+void SetRpc(trace::RequestTrace& trace, trace::StaticText service,
+            trace::StaticText method);
 void SetStatus(trace::RequestTrace& trace, const grpc::Status& status);
 
 // What an answer says, on the server span.
@@ -65,7 +71,7 @@ void SetAnswer(trace::RequestTrace&, const Request&, const Response&) {}
 std::optional<trace::RequestTrace> StartMeshTrace(
     trace::Tracer* tracer, const grpc::ServerContextBase& context,
     absl::string_view traceparent, absl::string_view tracestate,
-    absl::string_view service, absl::string_view method);
+    trace::StaticText service, trace::StaticText method);
 // What a mesh call decided (docs/mesh.md "Metrics" labels), on its span.
 void SetMeshOutcome(trace::RequestTrace& trace, const MeshOutcome& outcome);
 

@@ -16,6 +16,8 @@
 #   bench/load/trace_instructions.sh                # stateless, 1500 calls
 #   MODE=run CALLS=3000 bench/load/trace_instructions.sh
 #   CALLS=100 BAZEL_FLAGS= bench/load/trace_instructions.sh   # smoke
+#   KEEP=/tmp/cg bench/load/trace_instructions.sh   # keep the dumps there,
+#                                    for callgrind_annotate
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CALLS="${CALLS:-1500}"
@@ -84,11 +86,11 @@ for side in off on; do
   wait_file "$WORK/port" "server ($side)"
   addr="127.0.0.1:$(cat "$WORK/port")"
   "$WORK/loadgen" --addr="$addr" --mode="$MODE" --mix=allow --concurrency=1 \
-    --max_requests=200 --duration_seconds=600 >/dev/null
+    --max_requests=200 --duration_seconds=120 >/dev/null
   sleep 1.5  # The warm-up's spans leave before the counters are zeroed.
   callgrind_control -z "$SERVER_PID" >/dev/null 2>&1
   "$WORK/loadgen" --addr="$addr" --mode="$MODE" --mix=allow --concurrency=1 \
-    --max_requests="$CALLS" --duration_seconds=600 | tail -n 1 >"$WORK/run.json"
+    --max_requests="$CALLS" --duration_seconds=120 | tail -n 1 >"$WORK/run.json"
   sleep 1.5  # The exporter's flush interval is 0.5 s: the run's tail leaves.
   callgrind_control -d "$SERVER_PID" >/dev/null 2>&1
   kill -TERM "$SERVER_PID"
@@ -105,5 +107,6 @@ print(d["requests"])' "$WORK/run.json")"
   request=$(inclusive "$dump" 'CallbackCallTag::StaticRun')
   exporter=$(inclusive "$dump" 'Tracer::Loop')
   whole=$(total "$dump")
+  if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$dump"-* "$KEEP/"; fi
   echo "| $side | $calls | $((request / calls)) | $((exporter / calls)) | $((whole / calls)) |"
 done

@@ -136,7 +136,7 @@ std::vector<SpanData> Tracer::TakeSpans(size_t reserve) {
   return spans;
 }
 
-std::vector<SpanData> Tracer::NextBatch() {
+std::vector<std::vector<SpanData>> Tracer::NextBatch(size_t* spans) {
   std::vector<std::vector<SpanData>> taken;
   size_t n = 0;
   {
@@ -167,43 +167,42 @@ std::vector<SpanData> Tracer::NextBatch() {
     }
     queued_spans_ -= n;
   }
-  // Flattened outside the lock: Submit never waits on this.
-  std::vector<SpanData> batch;
-  batch.reserve(n);
-  for (std::vector<SpanData>& spans : taken) {
-    for (SpanData& s : spans) batch.push_back(std::move(s));
-    spans.clear();  // Keeps its capacity, for TakeSpans.
-  }
+  *spans = n;
+  return taken;
+}
+
+void Tracer::Recycle(std::vector<std::vector<SpanData>>& batch) {
+  // Emptied outside the lock: Submit never waits on this.
+  for (std::vector<SpanData>& spans : batch) spans.clear();  // Capacity kept.
   absl::MutexLock lock(&mu_);
-  for (std::vector<SpanData>& spans : taken) {
+  for (std::vector<SpanData>& spans : batch) {
     if (free_.size() == kMaxFreeVectors) break;
     free_.push_back(std::move(spans));
   }
-  return batch;
 }
 
 void Tracer::Loop() {
   for (;;) {
-    std::vector<SpanData> batch = NextBatch();
+    size_t n = 0;
+    std::vector<std::vector<SpanData>> batch = NextBatch(&n);
     bool stopping;
     {
       absl::MutexLock lock(&mu_);
       stopping = stopping_;
-      if (stopping && !batch.empty() && absl::Now() > stop_deadline_) {
-        dropped_.fetch_add(batch.size() + queued_spans_,
-                           std::memory_order_relaxed);
+      if (stopping && n > 0 && absl::Now() > stop_deadline_) {
+        dropped_.fetch_add(n + queued_spans_, std::memory_order_relaxed);
         queue_.clear();
         queued_spans_ = 0;
         return;
       }
     }
-    if (batch.empty()) {
+    if (n == 0) {
       if (stopping) return;
       continue;
     }
     const absl::Status sent = exporter_->Export(batch);
-    (sent.ok() ? exported_ : dropped_)
-        .fetch_add(batch.size(), std::memory_order_relaxed);
+    (sent.ok() ? exported_ : dropped_).fetch_add(n, std::memory_order_relaxed);
+    Recycle(batch);
     if (!sent.ok() && stopping) {
       // Shutting down with a collector that fails: one attempt, not one
       // deadline per queued batch.
@@ -218,6 +217,15 @@ void Tracer::Loop() {
 
 RequestTrace::RequestTrace(Tracer* tracer, absl::string_view name,
                            const std::optional<TraceContext>& parent)
+    : RequestTrace(tracer, StaticName{}, StaticText(""), parent) {
+  if (tracer_ != nullptr) {
+    spans_[0].static_name = absl::string_view();
+    spans_[0].name = std::string(name);
+  }
+}
+
+RequestTrace::RequestTrace(Tracer* tracer, StaticName, StaticText name,
+                           const std::optional<TraceContext>& parent)
     : tracer_(nullptr) {
   if (tracer == nullptr) return;
   SpanData root;
@@ -230,7 +238,7 @@ RequestTrace::RequestTrace(Tracer* tracer, absl::string_view name,
     root.parent_span_id = parent->span_id;
     root.tracestate = parent->tracestate;
   }
-  root.name = std::string(name);
+  root.static_name = name.view();
   root.server = true;
   root.start_unix_nanos = NowNanos();
   // A decision sets ~15 attributes on its server span: grown once.

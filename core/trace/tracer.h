@@ -36,12 +36,34 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "core/trace/trace_context.h"
 
 namespace toolgate::trace {
 
-using AttributeValue =
-    std::variant<std::string, int64_t, bool, std::vector<std::string>>;
+// A string the program never frees (a literal, or a name of a generated
+// table such as a service's or an enum's): a span keeps a view of it, so
+// the constant attributes every call sets cost no copy and no free. A
+// literal converts; other static storage is vouched for with Of().
+class StaticText {
+ public:
+  template <size_t N>
+  constexpr StaticText(const char (&literal)[N])  // NOLINT: implicit.
+      : view_(literal, N - 1) {}
+  static constexpr StaticText Of(absl::string_view static_storage) {
+    return StaticText(static_storage, 0);
+  }
+  constexpr absl::string_view view() const { return view_; }
+
+ private:
+  constexpr StaticText(absl::string_view view, int) : view_(view) {}
+  absl::string_view view_;
+};
+
+// A string literal converts to bool before std::string here (C++17's
+// variant): pass std::string(...) or StaticText(...), never a bare literal.
+using AttributeValue = std::variant<std::string, int64_t, bool,
+                                    std::vector<std::string>, StaticText>;
 
 // A string attribute (or list item, or status message) longer than this
 // is cut, and a list keeps its first kMaxAttributeItems: whatever a
@@ -89,12 +111,17 @@ struct SpanData {
   }
 };
 
+// A batch as the requests queued it: one vector of spans per request (a
+// request larger than a batch is cut across two), in order. Not flattened:
+// moving every span into one vector cost more than writing it.
+using SpanBatch = absl::Span<const std::vector<SpanData>>;
+
 class SpanExporter {
  public:
   virtual ~SpanExporter() = default;
   // Sends one batch. Called on the Tracer's thread only; must return
   // within its own deadline (a dead collector must not hold the thread).
-  virtual absl::Status Export(const std::vector<SpanData>& spans) = 0;
+  virtual absl::Status Export(SpanBatch batch) = 0;
 };
 
 struct TracerOptions {
@@ -136,9 +163,12 @@ class Tracer {
 
  private:
   void Loop();
-  // Up to max_batch spans, waiting for a full batch, the flush interval
-  // or the end; empty when stopping with nothing queued.
-  std::vector<SpanData> NextBatch();
+  // Up to max_batch spans (their count in *spans), waiting for a full
+  // batch, the flush interval or the end; empty when stopping with
+  // nothing queued.
+  std::vector<std::vector<SpanData>> NextBatch(size_t* spans);
+  // Empties the exported vectors and keeps them for TakeSpans.
+  void Recycle(std::vector<std::vector<SpanData>>& batch);
 
   const TracerOptions options_;
   const std::unique_ptr<SpanExporter> exporter_;
@@ -161,6 +191,11 @@ class RequestTrace {
  public:
   // `tracer` may be null (tracing off): nothing is recorded.
   RequestTrace(Tracer* tracer, absl::string_view name,
+               const std::optional<TraceContext>& parent);
+  // The same, named by a constant (not copied): a tag, since a literal
+  // converts to both name types.
+  struct StaticName {};
+  RequestTrace(Tracer* tracer, StaticName, StaticText name,
                const std::optional<TraceContext>& parent);
   // Ends the server span (if End was not called) and submits.
   ~RequestTrace();

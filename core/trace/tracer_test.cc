@@ -26,14 +26,19 @@ struct Received {
 class RecordingExporter : public SpanExporter {
  public:
   explicit RecordingExporter(Received* into = nullptr) : into_(into) {}
-  absl::Status Export(const std::vector<SpanData>& spans) override {
+  absl::Status Export(SpanBatch batch) override {
     if (block_ != nullptr) block_->WaitForNotification();
     absl::SleepFor(delay_);
     if (fail_) return absl::UnavailableError("collector down");
     if (into_ != nullptr) {
       absl::MutexLock lock(&into_->mu);
-      into_->spans.insert(into_->spans.end(), spans.begin(), spans.end());
-      into_->batch_sizes.push_back(spans.size());
+      size_t n = 0;
+      for (const std::vector<SpanData>& spans : batch) {
+        EXPECT_FALSE(spans.empty());  // A request's spans, or a part.
+        into_->spans.insert(into_->spans.end(), spans.begin(), spans.end());
+        n += spans.size();
+      }
+      into_->batch_sizes.push_back(n);
     }
     return absl::OkStatus();
   }
@@ -124,6 +129,33 @@ TEST(RequestTrace, SettingAKeyAgainReplacesItsValue) {
   EXPECT_EQ(std::get<std::string>(spans[0].attributes[0].value), "run_2");
   ASSERT_EQ(spans[1].attributes.size(), 1u);
   EXPECT_EQ(std::get<int64_t>(spans[1].attributes[0].value), 2);
+}
+
+// Constants are kept as views: the server span's name and StaticText
+// values point at the program's own storage, uncopied; a name given as a
+// string is copied (the caller's buffer may go).
+TEST(RequestTrace, StaticNamesAndValuesAreViewsOfTheirConstants) {
+  static constexpr char kName[] = "toolgate.v1.ToolGate/ValidateToolCall";
+  Received received;
+  {
+    Tracer tracer(Fast(), std::make_unique<RecordingExporter>(&received));
+    RequestTrace t(&tracer, RequestTrace::StaticName{}, StaticText(kName),
+                   std::nullopt);
+    t.Set("rpc.method", StaticText("ValidateToolCall"));
+    std::string buffer = "copied/Name";
+    RequestTrace u(&tracer, buffer, std::nullopt);
+    buffer.assign(buffer.size(), 'x');
+  }
+  std::vector<SpanData> spans = received.Get();
+  ASSERT_EQ(spans.size(), 2u);
+  const SpanData& viewed = spans[0].Name() == kName ? spans[0] : spans[1];
+  const SpanData& copied = &viewed == &spans[0] ? spans[1] : spans[0];
+  EXPECT_EQ(viewed.Name().data(), kName);
+  EXPECT_TRUE(viewed.name.empty());
+  ASSERT_EQ(viewed.attributes.size(), 1u);
+  EXPECT_EQ(std::get<StaticText>(viewed.attributes[0].value).view(),
+            "ValidateToolCall");
+  EXPECT_EQ(copied.Name(), "copied/Name");
 }
 
 // Whatever a caller makes toolgate set, a span stays small.
