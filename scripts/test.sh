@@ -9,6 +9,9 @@
 #
 #   scripts/test.sh            everything (what CI runs)
 #   TOOLGATE_QUICK=1 scripts/test.sh   the plain suite only
+#   TOOLGATE_SANITIZE=full scripts/test.sh   the sanitizer stages over the
+#                              whole tree (ASan) and every gRPC test (TSan):
+#                              about 40 minutes more on 2 cores
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh || exit 1
@@ -91,10 +94,20 @@ if [ -z "${TOOLGATE_QUICK:-}" ]; then
   cache="$HOME/.cache"
   # The fuzz smoke below reuses this output base: the fuzz targets are
   # the same clang build (.bazelrc), linked against libFuzzer.
-  bazel_suite "asan+ubsan" "$cache/toolgate-bazel-asan" "//..." --config=asan
-  bazel_suite "tsan" "$cache/toolgate-bazel-tsan" \
-    "//core/run/... //core/engine/... //core/pipeline/... //core/snapshot/... //core/schema/... //server/... //client/... //tests/integration/..." \
-    --config=tsan
+  # CI's scope keeps the run under 30 minutes: ASan+UBSan over the
+  # gRPC-free core (every reader, parser and decision), the conformance
+  # suites and the fuzz targets' replays; TSan over the core's concurrent
+  # parts and the server's own tests. TOOLGATE_SANITIZE=full widens both
+  # to what the fresh-clone runs before a release use.
+  if [ "${TOOLGATE_SANITIZE:-ci}" = full ]; then
+    asan_scope="//..."
+    tsan_scope="//core/run/... //core/engine/... //core/pipeline/... //core/snapshot/... //core/schema/... //core/trace/... //core/approval/... //server/... //client/... //tests/integration/..."
+  else
+    asan_scope="//core/... //tests/conformance/... //tests/fuzz/..."
+    tsan_scope="//core/run/... //core/engine/... //core/pipeline/... //core/snapshot/... //core/trace/... //core/approval/... //core/schema:schema_test //core/schema:metaschema_test //server/..."
+  fi
+  bazel_suite "asan+ubsan" "$cache/toolgate-bazel-asan" "$asan_scope" --config=asan
+  bazel_suite "tsan" "$cache/toolgate-bazel-tsan" "$tsan_scope" --config=tsan
   script_stage "fuzz smoke (each target ${FUZZ_SECONDS:-15}s)" \
     tests/fuzz/ci_smoke.sh
   script_stage "soak smoke (20k calls)" bench/soak/run_soak.sh 20000
@@ -108,6 +121,9 @@ if [ -z "${TOOLGATE_QUICK:-}" ]; then
   script_stage "trace overhead smoke" env ROUNDS=1 DURATION=1 BAZEL_FLAGS= \
     MODES=stateless TOOLGATE_OTEL_PROTO_DIR="$(cd .. && pwd)/shared/otel-proto" \
     bench/load/trace_overhead.sh
+  # What tracing costs in instructions per call (callgrind), briefly.
+  script_stage "trace instructions smoke" env CALLS=50 BAZEL_FLAGS= \
+    bench/load/trace_instructions.sh
   # Instructions per call under callgrind, server and engine, briefly.
   script_stage "server instructions smoke" env DURATION=1 BAZEL_FLAGS= \
     MIXES="allow verdict" bench/load/server_instructions.sh

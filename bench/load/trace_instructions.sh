@@ -107,6 +107,12 @@ print(d["requests"])' "$WORK/run.json")"
   request=$(inclusive "$dump" 'CallbackCallTag::StaticRun')
   exporter=$(inclusive "$dump" 'Tracer::Loop')
   whole=$(total "$dump")
+  # A renamed function would make a column silently zero.
+  if [ "$request" -eq 0 ] || { [ "$side" = on ] && [ "$exporter" -eq 0 ]; }; then
+    echo "no instructions found under CallbackCallTag::StaticRun or" \
+      "Tracer::Loop ($side): were they renamed?" >&2
+    exit 1
+  fi
   if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$dump"-* "$KEEP/"; fi
   echo "| $side | $calls | $((request / calls)) | $((exporter / calls)) | $((whole / calls)) |"
 done
