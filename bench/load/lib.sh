@@ -1,4 +1,5 @@
-# Sourced by bench/load/authz_ratio.sh and server_instructions.sh: a work
+# Sourced by the scripts here (authz_ratio.sh, server_instructions.sh,
+# trace_overhead.sh, trace_instructions.sh): a work
 # directory removed on exit (stopping the server in $SERVER_PID first, if
 # any), and the server and load generator built with $BAZEL_FLAGS (default
 # "-c opt") and copied into it as $WORK/toolgate and $WORK/loadgen.
@@ -11,6 +12,17 @@ bench_cleanup() {
   rm -rf "$WORK"
 }
 trap bench_cleanup EXIT
+
+# wait_file FILE WHAT: until FILE is non-empty (a port file), a minute at
+# most (a server under callgrind starts slowly); exits when it never is.
+wait_file() {
+  for _ in $(seq 600); do
+    [ -s "$1" ] && return 0
+    sleep 0.1
+  done
+  echo "$2 did not start" >&2
+  exit 1
+}
 
 # shellcheck disable=SC2086  # BAZEL_FLAGS is a list of flags.
 bazel build $BAZEL_FLAGS //server:toolgate //bench/load:loadgen >&2

@@ -35,15 +35,6 @@ instructions_cleanup() {
 }
 trap instructions_cleanup EXIT
 
-wait_file() {
-  for _ in $(seq 600); do
-    [ -s "$1" ] && return 0
-    sleep 0.1
-  done
-  echo "$2 did not start" >&2
-  exit 1
-}
-
 /usr/bin/python3 bench/load/otlp_receiver.py "$WORK/otlp_port" \
   "$WORK/otlp_counts.json" 2>"$WORK/receiver.log" &
 RECEIVER_PID=$!

@@ -33,14 +33,6 @@ overhead_cleanup() {
 }
 trap overhead_cleanup EXIT
 
-wait_file() {
-  for _ in $(seq 300); do
-    [ -s "$1" ] && return 0
-    sleep 0.1
-  done
-  echo "$2 did not start" >&2
-  exit 1
-}
 free_port() {
   /usr/bin/python3 -c 'import socket; s = socket.socket()
 s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
