@@ -218,10 +218,8 @@ class ToolCallStreamReactor final
       span->End();
     }
     Release();  // The answer is made: nothing of the stream is needed.
-    // The slot too: a client that has its answer may open the next call
-    // at once, before gRPC gets round to OnDone.
-    if (has_slot_) streams_->Close();
-    has_slot_ = false;
+    // The slot is given back at OnDone (the destructor), when gRPC is done
+    // with the call: until then it is open, and counts against the cap.
     Finish(status);
   }
   // Brings the held-bytes count up to date with the stream.
