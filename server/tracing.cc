@@ -59,6 +59,9 @@ trace::StaticText Bare(const std::string& enum_name, absl::string_view prefix) {
   if (absl::StartsWith(name, prefix)) name.remove_prefix(prefix.size());
   return trace::StaticText::Of(name);
 }
+// A temporary's view would dangle: only a generated name will do.
+trace::StaticText Bare(std::string&& enum_name,
+                       absl::string_view prefix) = delete;
 
 // "stream_openai_chat", as ToolCall.source names a streamed call.
 std::string StreamPath(v1::StreamFormat format) {
