@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
+#include "core/json/utf8.h"
 
 namespace toolgate {
 namespace mesh {
@@ -212,9 +213,11 @@ absl::StatusOr<std::string> PercentDecode(absl::string_view s) {
 
 // A name a server could read as another: the separators of paths,
 // queries, fragments and path parameters, an escape (decoded twice), a
-// control character, or a dot segment.
+// control character, a dot segment, or bytes that are not UTF-8 (no tool
+// is named so, and a message naming it would not be the name sent).
 bool SafeToolName(absl::string_view name) {
   if (name.empty() || name == "." || name == "..") return false;
+  if (FindInvalidUtf8(name) != absl::string_view::npos) return false;
   for (char c : name) {
     const unsigned char u = static_cast<unsigned char>(c);
     if (u < 0x20 || u == 0x7f || c == '/' || c == '\\' || c == '?' ||
@@ -335,8 +338,8 @@ absl::StatusOr<std::string> MatchToolPath(absl::string_view path_template,
       !SafeToolName(absl::StrReplaceAll(raw, {{"%", "_"}}))) {
     return absl::NotFoundError(absl::StrCat(
         "path ", path, " does not name one tool in ", path_template,
-        " (a name holds no '/', '\\', '?', '#', '%', ';' or control "
-        "character, encoded or not, and is not . or ..)"));
+        " (a name is UTF-8, holds no '/', '\\', '?', '#', '%', ';' or "
+        "control character, encoded or not, and is not . or ..)"));
   }
   return name;
 }

@@ -171,6 +171,10 @@ TEST(MatchToolPath, NamesTheTool) {
       {"/tools/{name}", "/tools/%2E%2E", nullptr},
       {"/tools/{name}", "/tools/a.b", "a.b"},
       {"/tools/{name}", "/tools/a%5Fb", "a_b"},
+      // Not UTF-8, escaped or raw: refused, never read as U+FFFD.
+      {"/tools/{name}", "/tools/get%FFweather", nullptr},
+      {"/tools/{name}", "/tools/get\xC3weather", nullptr},
+      {"/tools/{name}", "/tools/caf%C3%A9", "caf\xC3\xA9"},
       {"/api/{name}/invoke", "/api/send/invoke", "send"},
       {"/tools/{name}", "/tools/", nullptr},
       {"/tools/{name}", "/tools/a/b", nullptr},
