@@ -257,7 +257,7 @@ TEST(ApprovalAudit, WithheldDecisionGivesBackApprovalAndBudget) {
   auto used = engine.ValidateToolCall(call);
   ASSERT_TRUE(used.ok()) << used.status();
   EXPECT_EQ(used->decision, Decision::kAllow);
-  EXPECT_EQ(run->run->budget().used("wire"), 1);
+  EXPECT_EQ(run->run->calls_used("wire"), 1);
 }
 
 }  // namespace

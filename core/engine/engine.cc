@@ -44,7 +44,8 @@ Engine::Engine(EngineOptions options, AuditSink audit,
           options.max_pending_approvals_per_run,
           options.max_pending_approvals_per_tenant,
           options.max_approval_bytes}),
-      services_{options_, snapshots_, runs_, approvals_, audit_} {
+      run_state_(approvals_),
+      services_{options_, snapshots_, runs_, approvals_, run_state_, audit_} {
   SchemaPool::Global().SetMaxBytes(options.schema_pool_bytes);
 }
 
@@ -125,8 +126,7 @@ absl::Status Engine::ResetRun(absl::string_view run_id,
                               absl::string_view token) {
   auto run = runs_.Authorize(run_id, token);
   if (!run.ok()) return run.status();
-  (*run)->Reset();
-  return absl::OkStatus();
+  return run_state_.Reset(**run);
 }
 
 }  // namespace toolgate

@@ -42,6 +42,7 @@
 #include "core/run/run_registry.h"
 #include "core/snapshot/schema_pool.h"
 #include "core/snapshot/snapshot.h"
+#include "core/state/memory_run_state.h"
 #include "core/util/cancel.h"
 #include "core/verdict/verdict.h"
 
@@ -149,6 +150,8 @@ class Engine {
   // (--result_schema_cache_bytes); keyed by their text.
   SchemaPool result_schemas_;
   ApprovalStore approvals_;
+  // Where runs' breakers, kill switches, budgets and approvals change.
+  state::MemoryRunStateStore run_state_;
   // What the handlers see of the above; declared last, built from them.
   const Services services_;
 };

@@ -12,6 +12,7 @@
 #include "core/pipeline/read_calls.h"
 #include "core/pipeline/repair_loop.h"
 #include "core/pipeline/resolve.h"
+#include "core/pipeline/run_commit.h"
 
 namespace toolgate {
 namespace {
@@ -51,6 +52,9 @@ constexpr Stage kValidateToolCall[] = {
     {"policy (approval)", pipeline::ApplyApprovals},
     // Per-run call budgets, spent only by a turn about to be ALLOWed.
     {"policy (call budgets)", pipeline::SpendCallBudgets},
+    // In a run, the three stages above only plan: the run's breaker, kill
+    // switch, approval and budgets change here, in one atomic step.
+    {"commit run state", pipeline::CommitRunState},
     {"decide", pipeline::Decide},
     // The run's breaker count and the repair prompt.
     {"repair loop", pipeline::RecordLoop},

@@ -89,7 +89,10 @@ absl::StatusOr<ValidateOutputResponse> HandleValidateToolOutput(
     return gone;
   }
   if (target->run != nullptr) {
-    response.read_only = target->run->RecordOutput(response.result.verdict);
+    absl::StatusOr<bool> read_only = services.run_state.RecordOutput(
+        *target->run, response.result.verdict);
+    if (!read_only.ok()) return read_only.status();
+    response.read_only = *read_only;
   }
   AuditRecord record = OutputAudit(request, response);
   if (services.audit.payloads()) record.payload = OutputPayload(request);

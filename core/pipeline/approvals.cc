@@ -39,6 +39,14 @@ std::vector<int> CallsNeedingApproval(const GateResult& gate) {
   return out;
 }
 
+void VetoParallel(GateResult& gate, const std::vector<int>& needing) {
+  for (size_t k = 1; k < needing.size(); ++k) {
+    Veto(gate, needing[k], "parallel_not_allowed",
+         "calls that need approval come one per turn: send this one "
+         "after the first is decided");
+  }
+}
+
 }  // namespace
 
 bool IsApprovalCode(absl::string_view code) {
@@ -49,39 +57,55 @@ absl::Status ApplyApprovals(CallContext& call) {
   GateResult& gate = call.gate;
   if (!gate.needs_approval || !Allowable(gate)) return call.NotApplicable();
   const std::vector<int> needing = CallsNeedingApproval(gate);
-  if (needing.size() > 1) {
-    for (size_t k = 1; k < needing.size(); ++k) {
-      Veto(gate, needing[k], "parallel_not_allowed",
-           "calls that need approval come one per turn: send this one "
-           "after the first is decided");
+  state::CallPlan& plan = call.plan;
+  if (call.target.run == nullptr) {
+    if (needing.size() > 1) {
+      VetoParallel(gate, needing);
+    } else {
+      call.response.message = kRunRequired;
     }
     return absl::OkStatus();
   }
-  Run* run = call.target.run.get();
-  if (run == nullptr) {
-    call.response.message = kRunRequired;
+  if (needing.size() > 1) {
+    plan.approval = state::CallPlan::Approval::kParallel;
     return absl::OkStatus();
   }
   const CheckedCall& c = gate.calls[needing[0]];
-  const std::string arguments = CanonicalJson(c.raw.arguments);
-  ApprovalStore& approvals = call.services.approvals;
+  plan.tool = c.tool->spec.name;
+  plan.arguments_json = CanonicalJson(c.raw.arguments);
   if (call.request.approval_id.empty()) {
-    absl::StatusOr<Approval> requested = approvals.Request(
-        run->id(), c.tool->spec.name, arguments, run->context(), run->model());
-    if (!requested.ok()) return requested.status();
-    call.response.approval_id = requested->approval_id;
-    return absl::OkStatus();
+    plan.approval = state::CallPlan::Approval::kRequest;
+  } else {
+    plan.approval = state::CallPlan::Approval::kConsume;
+    plan.approval_id = call.request.approval_id;
   }
-  Consumption used = approvals.Consume(run->id(), call.request.approval_id,
-                                       c.tool->spec.name, arguments);
-  if (!used.ok()) {
-    Veto(gate, needing[0], used.code, used.message);
-    return absl::OkStatus();
-  }
-  gate.needs_approval = false;
-  call.approval_used = call.request.approval_id;
-  call.response.approval_id = call.request.approval_id;
   return absl::OkStatus();
+}
+
+void ApplyApprovalOutcome(CallContext& call) {
+  GateResult& gate = call.gate;
+  const state::CallOutcome& outcome = call.outcome;
+  switch (call.plan.approval) {
+    case state::CallPlan::Approval::kNone:
+      return;
+    case state::CallPlan::Approval::kParallel:
+      VetoParallel(gate, CallsNeedingApproval(gate));
+      return;
+    case state::CallPlan::Approval::kRequest:
+      call.response.approval_id = outcome.approval_id;
+      return;
+    case state::CallPlan::Approval::kConsume:
+      break;
+  }
+  if (!outcome.refused_approval.ok()) {
+    Veto(gate, CallsNeedingApproval(gate)[0], outcome.refused_approval.code,
+         outcome.refused_approval.message);
+    return;
+  }
+  // Consumed (or given back because the budget did not fit: the budget
+  // veto then refuses the turn, and no approval id is answered).
+  gate.needs_approval = false;
+  call.response.approval_id = outcome.approval_id;
 }
 
 }  // namespace pipeline

@@ -16,6 +16,10 @@
 //     vetoed with approval_pending, approval_denied, approval_expired,
 //     approval_used or approval_mismatch.
 // An approval_id sent with a turn that needs none is ignored.
+//
+// In a run, the stage only plans (call.plan): the request or the
+// consumption happens in the run's commit ("commit run state", atomic with
+// the call budgets and the breaker), which then calls ApplyApprovalOutcome.
 #ifndef TOOLGATE_CORE_PIPELINE_APPROVALS_H_
 #define TOOLGATE_CORE_PIPELINE_APPROVALS_H_
 
@@ -26,6 +30,10 @@ namespace toolgate {
 namespace pipeline {
 
 absl::Status ApplyApprovals(CallContext& call);
+
+// What the run's commit did about approvals, as the response and vetoes
+// above describe it (only for a turn the commit found open).
+void ApplyApprovalOutcome(CallContext& call);
 
 // Whether `code` is one of the approval_* refusals (not a misformatted
 // call: it does not count toward the run's breaker).

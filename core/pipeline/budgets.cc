@@ -1,7 +1,6 @@
 #include "core/pipeline/budgets.h"
 
 #include <string>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/gate/decide.h"
@@ -26,54 +25,52 @@ void Veto(GateResult& gate, const ToolSpec& tool, int call_index,
 
 absl::Status SpendCallBudgets(CallContext& call) {
   GateResult& gate = call.gate;
-  if (gate.needs_approval || !Allowable(gate)) return call.NotApplicable();
+  // A turn waiting for approval spends nothing; one presenting an approval
+  // may, once the commit has consumed it.
+  const bool waits = gate.needs_approval &&
+                     call.plan.approval != state::CallPlan::Approval::kConsume;
+  if (waits || !Allowable(gate)) return call.NotApplicable();
   const RunSettings& settings = call.target.snapshot->settings();
   bool budgeted = false;
   for (const CheckedCall& c : gate.calls) {
     budgeted |= HasCallBudget(c.tool->spec, settings);
   }
   if (!budgeted) return call.NotApplicable();  // Most turns: nothing to count.
-  std::vector<const ToolSpec*> tools;
-  for (const CheckedCall& c : gate.calls) tools.push_back(&c.tool->spec);
-  Run* run = call.target.run.get();
-  if (run == nullptr) {
-    for (size_t i = 0; i < tools.size(); ++i) {
-      if (!HasCallBudget(*tools[i], settings)) continue;
-      Veto(gate, *tools[i], static_cast<int>(i),
+  if (call.target.run == nullptr) {
+    for (size_t i = 0; i < gate.calls.size(); ++i) {
+      const ToolSpec& tool = gate.calls[i].tool->spec;
+      if (!HasCallBudget(tool, settings)) continue;
+      Veto(gate, tool, static_cast<int>(i),
            "this tool's calls are counted per run: call it in a run "
            "(OpenRun)");
     }
     return absl::OkStatus();
   }
-  const int refused = run->budget().Reserve(tools);
-  if (refused < 0) {
-    call.budget_spent = std::move(tools);
-    return absl::OkStatus();
-  }
-  const ToolSpec& tool = *tools[refused];
-  Veto(gate, tool, refused,
-       absl::StrCat("run ", run->id(), " has used its call budget for ",
-                    tool.name, " (policy.max_calls_per_run ",
-                    tool.policy.max_calls_per_run,
-                    ", or its side effect's "
-                    "settings.max_calls_per_run_by_class)"));
-  if (!call.approval_used.empty()) {
-    call.services.approvals.Release(call.approval_used);
-    call.approval_used.clear();
-    call.response.approval_id.clear();
+  call.plan.charges.reserve(gate.calls.size());
+  for (const CheckedCall& c : gate.calls) {
+    call.plan.charges.push_back(ChargeOf(c.tool->spec, settings));
   }
   return absl::OkStatus();
 }
 
+void ApplyBudgetOutcome(CallContext& call) {
+  const int refused = call.outcome.budget_refused;
+  if (refused < 0) return;
+  const ToolSpec& tool = call.gate.calls[refused].tool->spec;
+  Veto(call.gate, tool, refused,
+       absl::StrCat("run ", call.target.run->id(),
+                    " has used its call budget for ", tool.name,
+                    " (policy.max_calls_per_run ",
+                    tool.policy.max_calls_per_run,
+                    ", or its side effect's "
+                    "settings.max_calls_per_run_by_class)"));
+}
+
 void GiveBackSpending(CallContext& call) {
-  if (!call.approval_used.empty()) {
-    call.services.approvals.Release(call.approval_used);
-    call.approval_used.clear();
-  }
-  if (!call.budget_spent.empty() && call.target.run != nullptr) {
-    call.target.run->budget().Release(call.budget_spent);
-    call.budget_spent.clear();
-  }
+  if (!call.committed || call.target.run == nullptr) return;
+  call.services.run_state.RefundCall(*call.target.run, call.plan,
+                                     call.outcome);
+  call.committed = false;
 }
 
 }  // namespace pipeline

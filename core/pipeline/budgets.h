@@ -7,6 +7,10 @@
 // turns that would otherwise be ALLOWed spend budget. A stateless call of
 // a budgeted tool is refused too: a per-run budget cannot be counted
 // without a run. It can only refuse, never allow.
+//
+// In a run, the stage only plans the charges (call.plan); the run's commit
+// ("commit run state") reserves them, and ApplyBudgetOutcome vetoes a turn
+// they did not fit.
 #ifndef TOOLGATE_CORE_PIPELINE_BUDGETS_H_
 #define TOOLGATE_CORE_PIPELINE_BUDGETS_H_
 
@@ -21,6 +25,9 @@ inline constexpr absl::string_view kCallBudgetExhausted =
     "call_budget_exhausted";
 
 absl::Status SpendCallBudgets(CallContext& call);
+
+// The call_budget_exhausted veto for a turn the commit found over budget.
+void ApplyBudgetOutcome(CallContext& call);
 
 // Gives back the approval and the budget a call spent when it ends without
 // a decision after spending them (the caller went away, or its audit

@@ -29,6 +29,7 @@
 #include "core/pipeline/api.h"
 #include "core/pipeline/services.h"
 #include "core/pipeline/target.h"
+#include "core/state/run_commit.h"
 
 namespace toolgate {
 namespace pipeline {
@@ -60,11 +61,13 @@ struct CallContext {
   GateResult gate;                   // resolve tools, schema, policies, decide
   ValidateCallResponse response;     // resolve (ids), decide, repair loop
   bool decided_early = false;        // A stage settled the decision.
-  // The approval this turn consumed (policy (approval)) and the call
-  // budgets it spent (policy (call budgets)); given back if a later stage
-  // refuses the turn or the call ends without a decision.
-  std::string approval_used;
-  std::vector<const ToolSpec*> budget_spent;
+  // In a run: what the policy stages found that the run's state decides
+  // (kill switch, approval, call budgets), and what the run's state store
+  // decided from it in one step ("commit run state"). What the commit
+  // spent is given back if the call ends without a decision.
+  state::CallPlan plan;
+  state::CallOutcome outcome;
+  bool committed = false;
 
   // A stage that found nothing to do for this call (no run, not a stream,
   // no rule of its kind on the called tools) returns NotApplicable(): it

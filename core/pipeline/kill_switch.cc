@@ -26,9 +26,17 @@ Violation ReadOnlyViolation(const Run& run, const ToolSpec& spec,
 }  // namespace
 
 absl::Status ApplyKillSwitch(CallContext& call) {
-  const Run* run = call.target.run.get();
-  if (run == nullptr) return call.NotApplicable();
-  if (!run->read_only()) return absl::OkStatus();
+  if (call.target.run == nullptr) return call.NotApplicable();
+  for (const CheckedCall& c : call.gate.calls) {
+    if (c.tool != nullptr && c.tool->spec.side_effect != SideEffect::kRead) {
+      call.plan.has_write = true;
+    }
+  }
+  return absl::OkStatus();
+}
+
+void VetoWriteCalls(CallContext& call) {
+  const Run& run = *call.target.run;
   GateResult& gate = call.gate;
   for (size_t i = 0; i < gate.calls.size(); ++i) {
     const CompiledTool* tool = gate.calls[i].tool;
@@ -36,10 +44,9 @@ absl::Status ApplyKillSwitch(CallContext& call) {
       continue;
     }
     gate.vetoes.push_back(
-        ReadOnlyViolation(*run, tool->spec, static_cast<int>(i)));
+        ReadOnlyViolation(run, tool->spec, static_cast<int>(i)));
     gate.veto_reason = std::string(kKillSwitchReadOnly);
   }
-  return absl::OkStatus();
 }
 
 }  // namespace pipeline

@@ -9,6 +9,7 @@
 #include "core/pipeline/gate_stages.h"
 #include "core/pipeline/read_calls.h"
 #include "core/pipeline/resolve.h"
+#include "core/state/memory_run_state.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -40,7 +41,9 @@ class PipelineTest : public testing::Test {
     return true;
   }};
   ApprovalStore approvals_;
-  Services services_{options_, snapshots_, runs_, approvals_, audit_};
+  state::MemoryRunStateStore run_state_{approvals_};
+  Services services_{options_, snapshots_, runs_, approvals_, run_state_,
+                     audit_};
   ValidateCallRequest request_;
 };
 

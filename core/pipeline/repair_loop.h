@@ -5,11 +5,11 @@
 // ALLOW (or NEEDS_APPROVAL) resets the count of consecutive rejects and a
 // REJECT adds one (the breaker opens at the run's limit, see breaker.h);
 // response.attempt and attempts_left say where the loop stands. A REJECT
-// caused by the kill switch alone is no misformat and is not counted.
-// Before counting a reject it asks whether the caller still waits
-// (CancelToken::CheckNow): work done for nobody is no reject, and a caller
-// that has gone gets CANCELLED or DEADLINE_EXCEEDED instead. Every REJECT,
-// in a run or not, gets response.repair_prompt (repair_prompt.h).
+// caused by the kill switch, a budget or an approval alone is no misformat
+// and is not counted. The count itself was changed by the run's commit
+// (run_commit.h, which also asks whether the caller still waits before a
+// reject counts); this stage reports it. Every REJECT, in a run or not,
+// gets response.repair_prompt (repair_prompt.h).
 #ifndef TOOLGATE_CORE_PIPELINE_REPAIR_LOOP_H_
 #define TOOLGATE_CORE_PIPELINE_REPAIR_LOOP_H_
 

@@ -14,6 +14,7 @@
 #include "core/pipeline/target.h"
 #include "core/run/run_registry.h"
 #include "core/snapshot/snapshot.h"
+#include "core/state/run_state_store.h"
 
 namespace toolgate {
 
@@ -22,6 +23,9 @@ struct Services {
   const SnapshotStore& snapshots;
   const RunRegistry& runs;
   ApprovalStore& approvals;
+  // The mutable state of runs (breaker, kill switch, budgets, approvals
+  // requested and used): every change a call makes goes through it.
+  state::RunStateStore& run_state;
   const AuditTrail& audit;
 
   absl::StatusOr<Target> Resolve(absl::string_view snapshot_id,

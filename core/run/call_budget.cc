@@ -14,50 +14,47 @@ bool HasCallBudget(const ToolSpec& tool, const RunSettings& settings) {
          settings.max_calls_per_run_by_class.count(tool.side_effect) > 0;
 }
 
-CallBudget::CallBudget(const RunSettings& settings) {
-  for (const auto& [side_effect, limit] : settings.max_calls_per_run_by_class) {
-    class_limits_[ClassIndex(side_effect)] = limit;
+BudgetCharge ChargeOf(const ToolSpec& tool, const RunSettings& settings) {
+  BudgetCharge charge;
+  charge.tool = tool.name;
+  charge.side_effect = tool.side_effect;
+  charge.tool_limit = tool.policy.max_calls_per_run;
+  auto it = settings.max_calls_per_run_by_class.find(tool.side_effect);
+  if (it != settings.max_calls_per_run_by_class.end()) {
+    charge.class_limit = it->second;
   }
+  return charge;
 }
 
-int CallBudget::ClassLimit(SideEffect side_effect) const {
-  return class_limits_[ClassIndex(side_effect)];
+void CallBudget::Take(const BudgetCharge& charge, int delta) {
+  if (charge.class_limit > 0) class_used_[ClassIndex(charge.side_effect)] += delta;
+  if (charge.tool_limit > 0) tool_used_[charge.tool] += delta;
 }
 
-void CallBudget::Take(const ToolSpec& tool, int delta) {
-  if (ClassLimit(tool.side_effect) > 0) {
-    class_used_[ClassIndex(tool.side_effect)] += delta;
-  }
-  if (tool.policy.max_calls_per_run > 0) tool_used_[tool.name] += delta;
-}
-
-int CallBudget::Reserve(absl::Span<const ToolSpec* const> tools) {
-  absl::MutexLock lock(&mu_);
-  for (size_t i = 0; i < tools.size(); ++i) {
-    const ToolSpec& tool = *tools[i];
-    const int class_limit = ClassLimit(tool.side_effect);
-    const int tool_limit = tool.policy.max_calls_per_run;
+int CallBudget::Reserve(absl::Span<const BudgetCharge> charges) {
+  for (size_t i = 0; i < charges.size(); ++i) {
+    const BudgetCharge& c = charges[i];
+    auto tool = tool_used_.find(c.tool);
     const bool over =
-        (class_limit > 0 &&
-         class_used_[ClassIndex(tool.side_effect)] >= class_limit) ||
-        (tool_limit > 0 && tool_used_[tool.name] >= tool_limit);
+        (c.class_limit > 0 &&
+         class_used_[ClassIndex(c.side_effect)] >= c.class_limit) ||
+        (c.tool_limit > 0 && tool != tool_used_.end() &&
+         tool->second >= c.tool_limit);
     if (over) {
       // All or none: give back what this turn took so far.
-      for (size_t j = 0; j < i; ++j) Take(*tools[j], -1);
+      for (size_t j = 0; j < i; ++j) Take(charges[j], -1);
       return static_cast<int>(i);
     }
-    Take(tool, +1);
+    Take(c, +1);
   }
   return -1;
 }
 
-void CallBudget::Release(absl::Span<const ToolSpec* const> tools) {
-  absl::MutexLock lock(&mu_);
-  for (const ToolSpec* tool : tools) Take(*tool, -1);
+void CallBudget::Release(absl::Span<const BudgetCharge> charges) {
+  for (const BudgetCharge& c : charges) Take(c, -1);
 }
 
 int CallBudget::used(const std::string& tool) const {
-  absl::MutexLock lock(&mu_);
   auto it = tool_used_.find(tool);
   return it == tool_used_.end() ? 0 : it->second;
 }

@@ -11,6 +11,28 @@
 
 namespace toolgate {
 
+LoopState RunState::Loop(int max_rejects) const {
+  return LoopState{consecutive_rejects, max_rejects - consecutive_rejects,
+                   breaker_open};
+}
+
+LoopState RunState::RecordReject(int max_rejects) {
+  if (consecutive_rejects < max_rejects) ++consecutive_rejects;
+  if (consecutive_rejects >= max_rejects) breaker_open = true;
+  return Loop(max_rejects);
+}
+
+LoopState RunState::RecordAllow(int max_rejects) {
+  consecutive_rejects = 0;
+  return Loop(max_rejects);
+}
+
+void RunState::Reset() {
+  consecutive_rejects = 0;
+  breaker_open = false;
+  health.Reset();
+}
+
 Run::Run(std::string id, std::shared_ptr<const Snapshot> snapshot,
          std::string model, std::map<std::string, std::string> context,
          int max_consecutive_rejects, output::OutputHealthWindow health,
@@ -23,44 +45,37 @@ Run::Run(std::string id, std::shared_ptr<const Snapshot> snapshot,
       max_rejects_(max_consecutive_rejects),
       leaks_(std::move(leaks)),
       text_format_(text_format),
-      budget_(snapshot_->settings()),
-      health_(std::move(health)) {}
+      state_(std::move(health)) {}
 
 LoopState Run::Current() const {
   absl::MutexLock lock(&mu_);
-  return LoopState{consecutive_rejects_, max_rejects_ - consecutive_rejects_,
-                   breaker_open_};
+  return state_.Loop(max_rejects_);
 }
 
 LoopState Run::RecordReject() {
-  absl::MutexLock lock(&mu_);
-  if (consecutive_rejects_ < max_rejects_) ++consecutive_rejects_;
-  if (consecutive_rejects_ >= max_rejects_) breaker_open_ = true;
-  return LoopState{consecutive_rejects_, max_rejects_ - consecutive_rejects_,
-                   breaker_open_};
+  return WithState([&](RunState& s) { return s.RecordReject(max_rejects_); });
 }
 
 LoopState Run::RecordAllow() {
-  absl::MutexLock lock(&mu_);
-  consecutive_rejects_ = 0;
-  return LoopState{0, max_rejects_, breaker_open_};
+  return WithState([&](RunState& s) { return s.RecordAllow(max_rejects_); });
 }
 
 bool Run::RecordOutput(output::OutputVerdict verdict) {
-  absl::MutexLock lock(&mu_);
-  return health_.Record(verdict);
+  return WithState([&](RunState& s) { return s.health.Record(verdict); });
 }
 
 bool Run::read_only() const {
   absl::MutexLock lock(&mu_);
-  return health_.read_only();
+  return state_.health.read_only();
+}
+
+int Run::calls_used(const std::string& tool) const {
+  absl::MutexLock lock(&mu_);
+  return state_.budget.used(tool);
 }
 
 void Run::Reset() {
-  absl::MutexLock lock(&mu_);
-  consecutive_rejects_ = 0;
-  breaker_open_ = false;
-  health_.Reset();
+  WithState([](RunState& s) { s.Reset(); });
 }
 
 bool Run::BeginWait(int max) {

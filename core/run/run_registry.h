@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -62,6 +63,29 @@ struct RunLimits {
   extract::TextFormat text_format = extract::TextFormat::kUnspecified;
 };
 
+// What a run's decisions change: its repair loop, its kill switch and its
+// call budgets. In the memory state store (core/state) it lives in the
+// Run, under the run's lock; the store changes it in one step per call.
+// Thread-compatible.
+struct RunState {
+  int consecutive_rejects = 0;
+  bool breaker_open = false;
+  output::OutputHealthWindow health;
+  CallBudget budget;
+
+  explicit RunState(output::OutputHealthWindow window)
+      : health(std::move(window)) {}
+  // Where the loop stands, for a run allowing `max_rejects` rejects in a
+  // row. A reject (unparseable and invalid alike) counts toward the
+  // breaker; an allow resets the count. Once the count reaches the limit
+  // the breaker stays open until Reset().
+  LoopState Loop(int max_rejects) const;
+  LoopState RecordReject(int max_rejects);
+  LoopState RecordAllow(int max_rejects);
+  // Closes the breaker and clears the kill switch (budgets are kept).
+  void Reset();
+};
+
 class Run {
  public:
   Run(std::string id, std::shared_ptr<const Snapshot> snapshot,
@@ -82,25 +106,26 @@ class Run {
   int max_consecutive_rejects() const { return max_rejects_; }
   // How the run's text outputs are written (OpenRunRequest.text_format).
   extract::TextFormat text_format() const { return text_format_; }
-  // The run's call budgets (policy.max_calls_per_run and the settings'
-  // max_calls_per_run_by_class of its snapshot).
-  CallBudget& budget() { return budget_; }
 
-  // The loop state before deciding anything: an open breaker means STOP.
+  // Runs `fn(RunState&)` under the run's lock and returns what it returns:
+  // the one way the memory state store changes the run, so each change is
+  // atomic however many calls of the run arrive together.
+  template <typename Fn>
+  auto WithState(Fn&& fn) {
+    absl::MutexLock lock(&mu_);
+    return fn(state_);
+  }
+
+  // Single reads and changes, each atomic on its own.
   LoopState Current() const;
-
-  // Records one decision. A reject (unparseable and invalid alike) counts
-  // toward the breaker; an allow resets the count. Once the count reaches
-  // the limit the breaker stays open until Reset().
   LoopState RecordReject();
   LoopState RecordAllow();
-
   // Records a tool output's verdict in the kill-switch window; returns
   // whether the run is now read-only (latched until Reset()).
   bool RecordOutput(output::OutputVerdict verdict);
   bool read_only() const;
-
-  // Closes the breaker and clears the kill switch.
+  // Calls of `tool` its budget has counted (tools with a budget only).
+  int calls_used(const std::string& tool) const;
   void Reset();
 
   // AwaitApproval calls of this run waiting now: BeginWait counts one more
@@ -118,12 +143,9 @@ class Run {
   const int max_rejects_;
   const std::shared_ptr<const policy::LeakDetector> leaks_;
   const extract::TextFormat text_format_;
-  CallBudget budget_;
 
   mutable absl::Mutex mu_;
-  int consecutive_rejects_ ABSL_GUARDED_BY(mu_) = 0;
-  bool breaker_open_ ABSL_GUARDED_BY(mu_) = false;
-  output::OutputHealthWindow health_ ABSL_GUARDED_BY(mu_);
+  RunState state_ ABSL_GUARDED_BY(mu_);
   int waits_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

@@ -153,12 +153,12 @@ def stage_names():
 # The stages that leave no span in these cases: no stream, text read in a
 # declared format or none (native), no argument rules, nothing needing
 # approval, no call budgets; stateless (the mesh Check) also has no breaker,
-# kill switch or repair loop to keep.
+# kill switch, run state to commit or repair loop to keep.
 IN_A_RUN_NOT_APPLICABLE = (
     "assemble stream", "extract candidates", "policy (coerce)",
     "policy (tool)", "policy (approval)", "policy (call budgets)")
 STATELESS_NOT_APPLICABLE = IN_A_RUN_NOT_APPLICABLE + (
-    "breaker", "policy (run kill switch)", "repair loop")
+    "breaker", "policy (run kill switch)", "commit run state", "repair loop")
 
 
 def traceparent(trace_hex, span_hex):

@@ -1,0 +1,260 @@
+// The contract every run state store keeps (run_commit.h), as sequences of
+// commits a run's calls make, checked against every store in kStores. A
+// new store (Redis) adds its factory there and must pass unchanged.
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/approval/approval_store.h"
+#include "core/run/run_registry.h"
+#include "core/state/memory_run_state.h"
+#include "core/state/run_state_store.h"
+#include "gtest/gtest.h"
+
+namespace toolgate {
+namespace state {
+namespace {
+
+struct StoreFactory {
+  const char* name;
+  std::function<std::unique_ptr<RunStateStore>(ApprovalStore&)> make;
+};
+
+const StoreFactory kStores[] = {
+    {"memory",
+     [](ApprovalStore& approvals) {
+       return std::make_unique<MemoryRunStateStore>(approvals);
+     }},
+};
+
+std::shared_ptr<const Snapshot> TestSnapshot() {
+  Manifest m;
+  m.tools.push_back(ToolSpec{"t", "", Json(true)});
+  auto s = Snapshot::Compile(m, "test");
+  EXPECT_TRUE(s.ok()) << s.status();
+  return *s;
+}
+
+CallPlan Allowable() {
+  CallPlan plan;
+  plan.allowable = true;
+  return plan;
+}
+
+CallPlan Misformatted() {
+  CallPlan plan;
+  plan.misformat = true;
+  return plan;
+}
+
+CallPlan WithApproval(CallPlan::Approval kind, std::string id = "") {
+  CallPlan plan = Allowable();
+  plan.has_write = true;
+  plan.approval = kind;
+  plan.approval_id = std::move(id);
+  plan.tool = "write_file";
+  plan.arguments_json = R"({"path":"a"})";
+  return plan;
+}
+
+CallPlan Charged(int tool_limit, CallPlan plan = Allowable()) {
+  BudgetCharge charge;
+  charge.tool = "write_file";
+  charge.side_effect = SideEffect::kWrite;
+  charge.tool_limit = tool_limit;
+  plan.has_write = true;
+  plan.charges.push_back(charge);
+  return plan;
+}
+
+class RunStateContract : public testing::TestWithParam<StoreFactory> {
+ protected:
+  void SetUp() override {
+    store_ = GetParam().make(approvals_);
+    run_ = Open(RunLimits{3, 2, 2});
+  }
+
+  std::shared_ptr<toolgate::Run> Open(RunLimits limits) {
+    auto opened = runs_.Open(TestSnapshot(), "m", {}, limits);
+    EXPECT_TRUE(opened.ok()) << opened.status();
+    return opened->run;
+  }
+
+  CallOutcome Commit(const CallPlan& plan) {
+    absl::StatusOr<CallOutcome> outcome = store_->CommitCall(*run_, plan);
+    EXPECT_TRUE(outcome.ok()) << outcome.status();
+    return outcome.ok() ? *outcome : CallOutcome();
+  }
+
+  std::string Approve(const std::string& id) {
+    EXPECT_TRUE(approvals_.Decide(id, true, "alice", "ok").ok());
+    return id;
+  }
+
+  RunRegistry runs_;
+  ApprovalStore approvals_;
+  std::unique_ptr<RunStateStore> store_;
+  std::shared_ptr<toolgate::Run> run_;
+};
+
+TEST_P(RunStateContract, MisformattedRejectsOpenTheBreakerThenStop) {
+  struct Step {
+    CallPlan plan;
+    Decision decision;
+    bool recorded;
+    int attempt, left;
+  };
+  const Step steps[] = {
+      {Misformatted(), Decision::kReject, true, 1, 2},
+      {Allowable(), Decision::kAllow, true, 0, 3},
+      {Misformatted(), Decision::kReject, true, 1, 2},
+      {CallPlan(), Decision::kReject, false, 0, 0},  // Not a misformat.
+      {Misformatted(), Decision::kReject, true, 2, 1},
+      {Misformatted(), Decision::kReject, true, 3, 0},
+      {Allowable(), Decision::kStop, false, 3, 0},  // Open: nothing happens.
+      {Charged(1), Decision::kStop, false, 3, 0},
+  };
+  for (const Step& s : steps) {
+    const CallOutcome out = Commit(s.plan);
+    EXPECT_EQ(out.decision, s.decision);
+    EXPECT_EQ(out.stop, s.decision == Decision::kStop);
+    EXPECT_EQ(out.loop_recorded, s.recorded);
+    if (s.recorded || out.stop) {
+      EXPECT_EQ(out.loop.attempt, s.attempt);
+      EXPECT_EQ(out.loop.attempts_left, s.left);
+    }
+    EXPECT_FALSE(out.budget_spent);
+  }
+  EXPECT_TRUE(store_->BreakerOpenHint(*run_) ||
+              GetParam().name != std::string("memory"));
+  ASSERT_TRUE(store_->Reset(*run_).ok());
+  EXPECT_EQ(Commit(Charged(1)).decision, Decision::kAllow);  // Budget kept.
+  EXPECT_EQ(Commit(Charged(1)).budget_refused, 0);
+}
+
+TEST_P(RunStateContract, KillSwitchVetoesWritesUntilReset) {
+  CallPlan read = Allowable();
+  CallPlan write = Allowable();
+  write.has_write = true;
+  EXPECT_EQ(*store_->RecordOutput(*run_, output::OutputVerdict::kInvalid),
+            false);
+  EXPECT_EQ(*store_->RecordOutput(*run_, output::OutputVerdict::kInvalid),
+            true);
+  CallOutcome vetoed = Commit(Charged(5, write));
+  EXPECT_TRUE(vetoed.read_only);
+  EXPECT_EQ(vetoed.decision, Decision::kReject);
+  EXPECT_FALSE(vetoed.loop_recorded);  // The run's own refusal: no misformat.
+  EXPECT_FALSE(vetoed.budget_spent);
+  EXPECT_EQ(Commit(read).decision, Decision::kAllow);
+  ASSERT_TRUE(store_->Reset(*run_).ok());
+  CallOutcome after = Commit(write);
+  EXPECT_FALSE(after.read_only);
+  EXPECT_EQ(after.decision, Decision::kAllow);
+}
+
+TEST_P(RunStateContract, ApprovalRequestedOnceUsedOnce) {
+  const CallOutcome asked = Commit(WithApproval(CallPlan::Approval::kRequest));
+  EXPECT_EQ(asked.decision, Decision::kNeedsApproval);
+  ASSERT_FALSE(asked.approval_id.empty());
+  EXPECT_TRUE(asked.loop_recorded);  // Resets the count, as an ALLOW.
+  // The identical pending call: the same approval, not a second one.
+  EXPECT_EQ(Commit(WithApproval(CallPlan::Approval::kRequest)).approval_id,
+            asked.approval_id);
+  const CallPlan early =
+      WithApproval(CallPlan::Approval::kConsume, asked.approval_id);
+  EXPECT_EQ(Commit(early).refused_approval.code, "approval_pending");
+  Approve(asked.approval_id);
+  const CallOutcome used = Commit(early);
+  EXPECT_EQ(used.decision, Decision::kAllow);
+  EXPECT_TRUE(used.approval_consumed);
+  const CallOutcome again = Commit(early);
+  EXPECT_EQ(again.decision, Decision::kReject);
+  EXPECT_EQ(again.refused_approval.code, "approval_used");
+  EXPECT_FALSE(again.loop_recorded);
+  CallPlan other = early;
+  other.arguments_json = R"({"path":"b"})";
+  EXPECT_EQ(Commit(other).refused_approval.code, "approval_mismatch");
+}
+
+TEST_P(RunStateContract, BudgetRefusalGivesTheApprovalBack) {
+  const std::string first = Approve(
+      Commit(Charged(1, WithApproval(CallPlan::Approval::kRequest)))
+          .approval_id);
+  EXPECT_EQ(Commit(Charged(1)).decision, Decision::kAllow);  // Uses it up.
+  const CallOutcome over =
+      Commit(Charged(1, WithApproval(CallPlan::Approval::kConsume, first)));
+  EXPECT_EQ(over.decision, Decision::kReject);
+  EXPECT_EQ(over.budget_refused, 0);
+  EXPECT_FALSE(over.approval_consumed);
+  EXPECT_TRUE(over.approval_id.empty());
+  EXPECT_EQ(approvals_.List(run_->id(), ApprovalState::kApproved).size(), 1u);
+}
+
+TEST_P(RunStateContract, RefundGivesBackBudgetAndApproval) {
+  const std::string id = Approve(
+      Commit(WithApproval(CallPlan::Approval::kRequest)).approval_id);
+  const CallPlan plan =
+      Charged(1, WithApproval(CallPlan::Approval::kConsume, id));
+  const CallOutcome spent = Commit(plan);
+  ASSERT_EQ(spent.decision, Decision::kAllow);
+  ASSERT_TRUE(spent.budget_spent);
+  store_->RefundCall(*run_, plan, spent);
+  // As if the call never happened: both can be spent again, once.
+  EXPECT_EQ(Commit(plan).decision, Decision::kAllow);
+  EXPECT_EQ(Commit(plan).decision, Decision::kReject);
+}
+
+TEST_P(RunStateContract, ParallelApprovalsAreRefusedAndCount) {
+  const CallOutcome out = Commit(WithApproval(CallPlan::Approval::kParallel));
+  EXPECT_EQ(out.decision, Decision::kReject);
+  EXPECT_TRUE(out.loop_recorded);
+  EXPECT_EQ(out.loop.attempt, 1);
+  EXPECT_TRUE(approvals_.List(run_->id(), ApprovalState::kUnspecified).empty());
+}
+
+TEST_P(RunStateContract, ApprovalCapIsAnErrorAndChangesNothing) {
+  ApprovalStoreOptions options;
+  options.max_pending_per_run = 1;
+  ApprovalStore capped(options);
+  std::unique_ptr<RunStateStore> store = GetParam().make(capped);
+  ASSERT_TRUE(store->CommitCall(*run_, Misformatted()).ok());  // attempt 1
+  ASSERT_TRUE(
+      store->CommitCall(*run_, WithApproval(CallPlan::Approval::kRequest))
+          .ok());
+  ASSERT_TRUE(store->CommitCall(*run_, Misformatted()).ok());  // attempt 1
+  CallPlan second = WithApproval(CallPlan::Approval::kRequest);
+  second.arguments_json = R"({"path":"other"})";
+  EXPECT_EQ(store->CommitCall(*run_, second).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  // The failed request reset nothing: the next reject is attempt 2.
+  EXPECT_EQ(store->CommitCall(*run_, Misformatted())->loop.attempt, 2);
+}
+
+TEST_P(RunStateContract, FiftyRacingCallsOnABudgetOfThreeAllowThree) {
+  std::atomic<int> allowed{0};
+  std::atomic<bool> go{false};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 50; ++i) {
+    threads.emplace_back([&] {
+      while (!go.load()) std::this_thread::yield();
+      absl::StatusOr<CallOutcome> out = store_->CommitCall(*run_, Charged(3));
+      if (out.ok() && out->decision == Decision::kAllow) ++allowed;
+    });
+  }
+  go.store(true);
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(allowed.load(), 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Stores, RunStateContract, testing::ValuesIn(kStores),
+    [](const testing::TestParamInfo<StoreFactory>& info) {
+      return std::string(info.param.name);
+    });
+
+}  // namespace
+}  // namespace state
+}  // namespace toolgate
