@@ -29,6 +29,7 @@
 #include "core/policy/secret_checks.h"
 #include "core/run/call_budget.h"
 #include "core/run/protected_texts.h"
+#include "core/run/run_directory.h"
 #include "core/snapshot/snapshot.h"
 
 namespace toolgate {
@@ -181,7 +182,7 @@ inline constexpr char kTenantContextKey[] = "tenant";
 //
 // Thread-safety: internally synchronized. Calls into `pins` may happen with
 // the registry's lock held (lock order: registry, then store).
-class RunRegistry {
+class RunRegistry : public RunDirectory {
  public:
   // `pins`, when not null, must outlive the registry.
   explicit RunRegistry(RunRegistryOptions options = {},
@@ -192,23 +193,23 @@ class RunRegistry {
   // protected texts over the caps above; RESOURCE_EXHAUSTED past max_runs,
   // the tenant's cap or the protected-text budget; NOT_FOUND if `pins` no
   // longer holds the snapshot.
-  absl::StatusOr<OpenedRun> Open(std::shared_ptr<const Snapshot> snapshot,
-                                 absl::string_view model,
-                                 std::map<std::string, std::string> context,
-                                 RunLimits limits,
-                                 std::vector<std::string> protected_texts = {});
+  absl::StatusOr<OpenedRun> Open(
+      std::shared_ptr<const Snapshot> snapshot, absl::string_view model,
+      std::map<std::string, std::string> context, RunLimits limits,
+      std::vector<std::string> protected_texts = {}) override;
 
   // NOT_FOUND for an unknown, closed or expired run, PERMISSION_DENIED for
   // a token that does not match, INVALID_ARGUMENT for an empty one. Marks
   // the run used.
-  absl::StatusOr<std::shared_ptr<Run>> Authorize(absl::string_view run_id,
-                                                 absl::string_view token) const;
+  absl::StatusOr<std::shared_ptr<Run>> Authorize(
+      absl::string_view run_id, absl::string_view token) const override;
 
-  absl::Status Close(absl::string_view run_id, absl::string_view token);
+  absl::Status Close(absl::string_view run_id,
+                     absl::string_view token) override;
 
   // Closes every run idle for idle_ttl; returns how many. SweepIfDue does
   // so only if the last sweep is a second (or idle_ttl, if shorter) old.
-  size_t Sweep();
+  size_t Sweep() override;
   size_t SweepIfDue();
 
   // Whether `run_id` names a run still open (not expired).

@@ -1,0 +1,81 @@
+// Where the Redis state store keeps what (docs/design/state-store.md §3):
+// key names and hash fields, shared by every script and class of the
+// store, so that one run's keys agree wherever they are written.
+//
+// Everything one run decides with shares the hash tag {RUN_ID} (one slot:
+// the layout works behind Redis Cluster proxies, and one script can change
+// it atomically); counts across runs share the tag {c}. P is
+// --state_store_key_prefix (default "toolgate:").
+//
+//   P{R}:run            hash   the run (fields below); PEXPIRE idle TTL,
+//                              renewed by every call of the run
+//   P{R}:apr:<id>       hash   one approval (kApproval* fields)
+//   P{R}:apr:pending    zset   the run's pending approval ids by expiry ms
+//   P{R}:apr:same       hash   tool "\0" sha1(arguments) -> pending id
+//   P{c}:runs           zset   open run ids by lease expiry ms
+//   P{c}:tenant:<t>     zset   the tenant's open run ids, likewise
+//   P{c}:apri:<id>      string approval id -> its run id
+//
+// Times are the Redis server's (TIME), in milliseconds, so that replicas
+// with skewed clocks agree on every expiry.
+#ifndef TOOLGATE_CORE_STATE_REDIS_LAYOUT_H_
+#define TOOLGATE_CORE_STATE_REDIS_LAYOUT_H_
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+
+namespace toolgate {
+namespace state {
+namespace redis_layout {
+
+inline std::string RunKey(absl::string_view prefix, absl::string_view run) {
+  return absl::StrCat(prefix, "{", run, "}:run");
+}
+// The prefix of a run's approval keys: + id, + "pending", + "same".
+inline std::string ApprovalKeyPrefix(absl::string_view prefix,
+                                     absl::string_view run) {
+  return absl::StrCat(prefix, "{", run, "}:apr:");
+}
+inline std::string RunsKey(absl::string_view prefix) {
+  return absl::StrCat(prefix, "{c}:runs");
+}
+inline std::string TenantRunsKey(absl::string_view prefix,
+                                 absl::string_view tenant) {
+  return absl::StrCat(prefix, "{c}:tenant:", tenant);
+}
+inline std::string ApprovalIndexKey(absl::string_view prefix,
+                                    absl::string_view approval) {
+  return absl::StrCat(prefix, "{c}:apri:", approval);
+}
+
+// Fields of P{R}:run written at OpenRun, never changed.
+inline constexpr char kToken[] = "tok";        // SHA-256 hex of the token.
+inline constexpr char kSnapshot[] = "snap";    // Snapshot id.
+inline constexpr char kModel[] = "model";
+inline constexpr char kTenant[] = "tenant";
+inline constexpr char kContext[] = "ctx";      // JSON object.
+inline constexpr char kMaxRejects[] = "maxrej";
+inline constexpr char kKillThreshold[] = "ks_thr";
+inline constexpr char kKillWindow[] = "ks_win";
+inline constexpr char kTextFormat[] = "fmt";   // extract::TextFormat, int.
+inline constexpr char kProtectedTexts[] = "texts";  // JSON array.
+inline constexpr char kIdleTtlMs[] = "ttl";    // The run's idle TTL, ms.
+// Fields the run's calls change (absent = 0 / empty).
+inline constexpr char kRejects[] = "rej";
+inline constexpr char kBreaker[] = "brk";      // "1": open.
+inline constexpr char kReadOnly[] = "ro";      // "1": kill switch latched.
+inline constexpr char kKillRing[] = "ks_ring"; // '0'/'1' per slot.
+inline constexpr char kKillNext[] = "ks_pos";
+inline constexpr char kKillFilled[] = "ks_fill";
+inline constexpr char kKillInvalid[] = "ks_inv";
+// Budget counters: "b:t:" + tool, "b:c:" + side-effect class (0..2).
+inline constexpr char kToolBudget[] = "b:t:";
+inline constexpr char kClassBudget[] = "b:c:";
+
+}  // namespace redis_layout
+}  // namespace state
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_STATE_REDIS_LAYOUT_H_
