@@ -8,26 +8,84 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/approval/approval_store.h"
+#include "core/redis/client.h"
 #include "core/run/run_registry.h"
+#include "core/state/approval_ledger.h"
 #include "core/state/memory_run_state.h"
+#include "core/state/redis_layout.h"
+#include "core/state/redis_run_state.h"
 #include "core/state/run_state_store.h"
 #include "gtest/gtest.h"
+#include "tests/testing/redis_server.h"
 
 namespace toolgate {
 namespace state {
 namespace {
 
-struct StoreFactory {
-  const char* name;
-  std::function<std::unique_ptr<RunStateStore>(ApprovalStore&)> make;
+// One store under test: its run state, its approvals, and how a run
+// opened in the test becomes known to it (the memory store keeps the
+// state in the Run; Redis needs the run's record in its hash, as the run
+// directory writes it at OpenRun).
+struct Stores {
+  std::unique_ptr<RunStateStore> state;
+  std::unique_ptr<ApprovalLedger> ledger;
+  std::function<void(const toolgate::Run&, const RunLimits&)> attach;
 };
 
+struct StoreFactory {
+  const char* name;
+  // `approvals` backs the memory store; the Redis store ignores it.
+  std::function<Stores(ApprovalStore& approvals, size_t max_pending_per_run)>
+      make;
+};
+
+Stores MemoryStores(ApprovalStore& approvals, size_t) {
+  return {std::make_unique<MemoryRunStateStore>(approvals),
+          std::make_unique<MemoryApprovalLedger>(approvals),
+          [](const toolgate::Run&, const RunLimits&) {}};
+}
+
+// One redis-server for the whole test binary; each store gets a key
+// prefix of its own, so tests never see each other's keys.
+redis::Client& SharedRedis() {
+  static testutil::RedisServer* server = new testutil::RedisServer();
+  static redis::Client* client = [] {
+    redis::ClientOptions options;
+    options.connect.address = *redis::ParseAddress(server->url());
+    options.timeout = absl::Seconds(2);
+    return redis::Client::Connect(options, absl::Seconds(5))->release();
+  }();
+  return *client;
+}
+
+Stores RedisStores(ApprovalStore&, size_t max_pending_per_run) {
+  static int next = 0;
+  RedisRunStateOptions options;
+  options.key_prefix = absl::StrCat("contract", ++next, ":");
+  options.max_pending_per_run = max_pending_per_run;
+  redis::Client& client = SharedRedis();
+  const std::string prefix = options.key_prefix;
+  return {std::make_unique<RedisRunState>(client, options),
+          std::make_unique<RedisApprovalLedger>(client, options),
+          [&client, prefix](const toolgate::Run& run, const RunLimits& l) {
+            ASSERT_TRUE(client
+                            .Run("attach",
+                                 {"HSET", redis_layout::RunKey(prefix, run.id()),
+                                  "tok", "test", "maxrej",
+                                  absl::StrCat(run.max_consecutive_rejects()),
+                                  "ks_thr", absl::StrCat(l.kill_switch_threshold),
+                                  "ks_win", absl::StrCat(l.kill_switch_window),
+                                  "ttl", "60000", "model", run.model(), "ctx",
+                                  "{}"})
+                            .ok());
+          }};
+}
+
 const StoreFactory kStores[] = {
-    {"memory",
-     [](ApprovalStore& approvals) {
-       return std::make_unique<MemoryRunStateStore>(approvals);
-     }},
+    {"memory", MemoryStores},
+    {"redis", RedisStores},
 };
 
 std::shared_ptr<const Snapshot> TestSnapshot() {
@@ -73,13 +131,15 @@ CallPlan Charged(int tool_limit, CallPlan plan = Allowable()) {
 class RunStateContract : public testing::TestWithParam<StoreFactory> {
  protected:
   void SetUp() override {
-    store_ = GetParam().make(approvals_);
-    run_ = Open(RunLimits{3, 2, 2});
+    stores_ = GetParam().make(approvals_, 64);
+    store_ = stores_.state.get();
+    run_ = Open(RunLimits{3, 2, 2}, stores_);
   }
 
-  std::shared_ptr<toolgate::Run> Open(RunLimits limits) {
+  std::shared_ptr<toolgate::Run> Open(RunLimits limits, const Stores& stores) {
     auto opened = runs_.Open(TestSnapshot(), "m", {}, limits);
     EXPECT_TRUE(opened.ok()) << opened.status();
+    stores.attach(*opened->run, limits);
     return opened->run;
   }
 
@@ -90,13 +150,22 @@ class RunStateContract : public testing::TestWithParam<StoreFactory> {
   }
 
   std::string Approve(const std::string& id) {
-    EXPECT_TRUE(approvals_.Decide(id, true, "alice", "ok").ok());
+    absl::StatusOr<Approval> decided =
+        stores_.ledger->Decide(id, true, "alice", "ok");
+    EXPECT_TRUE(decided.ok()) << decided.status();
     return id;
+  }
+
+  size_t Listed(ApprovalState state) {
+    auto listed = stores_.ledger->List(run_->id(), state);
+    EXPECT_TRUE(listed.ok()) << listed.status();
+    return listed.ok() ? listed->size() : 0;
   }
 
   RunRegistry runs_;
   ApprovalStore approvals_;
-  std::unique_ptr<RunStateStore> store_;
+  Stores stores_;
+  RunStateStore* store_ = nullptr;
   std::shared_ptr<toolgate::Run> run_;
 };
 
@@ -190,7 +259,7 @@ TEST_P(RunStateContract, BudgetRefusalGivesTheApprovalBack) {
   EXPECT_EQ(over.budget_refused, 0);
   EXPECT_FALSE(over.approval_consumed);
   EXPECT_TRUE(over.approval_id.empty());
-  EXPECT_EQ(approvals_.List(run_->id(), ApprovalState::kApproved).size(), 1u);
+  EXPECT_EQ(Listed(ApprovalState::kApproved), 1u);
 }
 
 TEST_P(RunStateContract, RefundGivesBackBudgetAndApproval) {
@@ -212,14 +281,16 @@ TEST_P(RunStateContract, ParallelApprovalsAreRefusedAndCount) {
   EXPECT_EQ(out.decision, Decision::kReject);
   EXPECT_TRUE(out.loop_recorded);
   EXPECT_EQ(out.loop.attempt, 1);
-  EXPECT_TRUE(approvals_.List(run_->id(), ApprovalState::kUnspecified).empty());
+  EXPECT_EQ(Listed(ApprovalState::kUnspecified), 0u);
 }
 
 TEST_P(RunStateContract, ApprovalCapIsAnErrorAndChangesNothing) {
   ApprovalStoreOptions options;
   options.max_pending_per_run = 1;
   ApprovalStore capped(options);
-  std::unique_ptr<RunStateStore> store = GetParam().make(capped);
+  Stores stores = GetParam().make(capped, 1);
+  run_ = Open(RunLimits{3, 2, 2}, stores);
+  RunStateStore* store = stores.state.get();
   ASSERT_TRUE(store->CommitCall(*run_, Misformatted()).ok());  // attempt 1
   ASSERT_TRUE(
       store->CommitCall(*run_, WithApproval(CallPlan::Approval::kRequest))
