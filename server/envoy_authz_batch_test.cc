@@ -254,7 +254,7 @@ TEST_F(BatchTest, OneApprovalPerTurn) {
   ASSERT_FALSE(two.allowed());
   EXPECT_EQ(two.reason(0), "batch_denied");
   EXPECT_EQ(two.reason(1), "parallel_not_allowed");
-  EXPECT_TRUE(engine_.ListApprovals("", ApprovalState::kUnspecified).empty());
+  EXPECT_TRUE(engine_.ListApprovals("", ApprovalState::kUnspecified)->empty());
 }
 
 TEST_F(BatchTest, StatelessApprovalInABatchNamesTheRun) {

@@ -209,10 +209,10 @@ grpc::Status ToolGateService::ListApprovals(
   if (absl::Status approver = CheckApprover(*context); !approver.ok()) {
     return ToGrpc(approver);
   }
-  for (const Approval& a :
-       engine_->ListApprovals(request->run_id(), FromProto(request->state()))) {
-    ToProto(a, response->add_approvals());
-  }
+  absl::StatusOr<std::vector<Approval>> listed =
+      engine_->ListApprovals(request->run_id(), FromProto(request->state()));
+  if (!listed.ok()) return ToGrpc(listed.status());
+  for (const Approval& a : *listed) ToProto(a, response->add_approvals());
   return grpc::Status::OK;
 }
 

@@ -31,9 +31,9 @@ absl::Status CheckDecider(absl::string_view approver,
 
 }  // namespace
 
-std::vector<Approval> Engine::ListApprovals(absl::string_view run_id,
-                                            ApprovalState state) {
-  return approvals_.List(run_id, state);
+absl::StatusOr<std::vector<Approval>> Engine::ListApprovals(
+    absl::string_view run_id, ApprovalState state) {
+  return ledger_->List(run_id, state);
 }
 
 absl::StatusOr<Approval> Engine::DecideApproval(absl::string_view approval_id,
@@ -45,7 +45,7 @@ absl::StatusOr<Approval> Engine::DecideApproval(absl::string_view approval_id,
   absl::StatusOr<std::string> audit_id = audit_.NewId();
   if (!audit_id.ok()) return audit_id.status();
   absl::StatusOr<Approval> decided =
-      approvals_.Decide(approval_id, approve, approver, reason);
+      ledger_->Decide(approval_id, approve, approver, reason);
   if (!decided.ok()) return decided.status();
   AuditRecord record;
   record.audit_id = *std::move(audit_id);
@@ -67,7 +67,7 @@ absl::StatusOr<ApprovalState> Engine::AwaitApproval(
     absl::string_view run_id, absl::string_view token,
     absl::string_view approval_id, absl::Duration timeout,
     const CancelToken& cancel) {
-  auto run = runs_.Authorize(run_id, token);
+  auto run = runs_->Authorize(run_id, token);
   if (!run.ok()) return run.status();
   // One run must not hold every waiting slot of the server.
   if (!(*run)->BeginWait(options_.max_waits_per_run)) {
@@ -77,7 +77,7 @@ absl::StatusOr<ApprovalState> Engine::AwaitApproval(
         options_.max_waits_per_run, "); wait for them to return"));
   }
   const absl::Cleanup done = [&run] { (*run)->EndWait(); };
-  absl::StatusOr<ApprovalState> state = approvals_.Await(
+  absl::StatusOr<ApprovalState> state = ledger_->Await(
       run_id, approval_id, timeout, [&] { return !cancel.CheckNow().ok(); });
   if (!state.ok()) return state;
   // A caller that went away gets no state (it would not read it).

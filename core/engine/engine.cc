@@ -28,12 +28,13 @@ auto Guarded(absl::string_view rpc, Fn fn) -> decltype(fn()) {
 }  // namespace
 
 Engine::Engine(EngineOptions options, AuditSink audit,
-               std::function<absl::Time()> now)
+               std::function<absl::Time()> now,
+               state::SharedStateFactory shared)
     : options_(options),
       audit_(std::move(audit), options.audit_required, options.audit_payloads),
       snapshots_(SnapshotStoreOptions{options.limits, options.max_snapshots,
                                       options.max_snapshot_bytes}),
-      runs_(
+      memory_runs_(
           RunRegistryOptions{options.max_runs, options.max_runs_per_tenant,
                              absl::Seconds(options.run_idle_ttl_seconds),
                              std::move(now), options.max_protected_text_bytes},
@@ -44,8 +45,15 @@ Engine::Engine(EngineOptions options, AuditSink audit,
           options.max_pending_approvals_per_run,
           options.max_pending_approvals_per_tenant,
           options.max_approval_bytes}),
-      run_state_(approvals_),
-      services_{options_, snapshots_, runs_, approvals_, run_state_, audit_} {
+      memory_run_state_(approvals_),
+      memory_ledger_(approvals_),
+      shared_(shared ? shared(snapshots_) : state::SharedState()),
+      runs_(shared_.runs ? shared_.runs.get() : &memory_runs_),
+      run_state_(shared_.run_state ? shared_.run_state.get()
+                                   : &memory_run_state_),
+      ledger_(shared_.approvals ? shared_.approvals.get() : &memory_ledger_),
+      services_{options_, snapshots_, *runs_, approvals_, *run_state_,
+                audit_} {
   SchemaPool::Global().SetMaxBytes(options.schema_pool_bytes);
 }
 
@@ -75,7 +83,7 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> Engine::CreateSnapshot(
     absl::string_view manifest_json, ManifestFormat format,
     absl::string_view name, NameRule rule, const CancelToken& cancel) {
   // Idle runs release their pins first: they may be what fills the store.
-  runs_.SweepIfDue();
+  memory_runs_.SweepIfDue();
   return snapshots_.Create(manifest_json, format, name, rule, &cancel);
 }
 
@@ -83,7 +91,7 @@ absl::Status Engine::DeleteSnapshot(absl::string_view id) {
   if (id.empty()) {
     return absl::InvalidArgumentError("DeleteSnapshot needs a snapshot_id");
   }
-  runs_.Sweep();  // A run that has expired no longer holds it.
+  runs_->Sweep();  // A run that has expired no longer holds it.
   return snapshots_.Delete(id);
 }
 
@@ -113,20 +121,20 @@ absl::StatusOr<OpenedRun> Engine::OpenRun(
   }
   auto snapshot = snapshots_.Get(snapshot_id);
   if (!snapshot.ok()) return snapshot.status();
-  return runs_.Open(*std::move(snapshot), model, std::move(context), limits,
+  return runs_->Open(*std::move(snapshot), model, std::move(context), limits,
                     std::move(protected_texts));
 }
 
 absl::Status Engine::CloseRun(absl::string_view run_id,
                               absl::string_view token) {
-  return runs_.Close(run_id, token);
+  return runs_->Close(run_id, token);
 }
 
 absl::Status Engine::ResetRun(absl::string_view run_id,
                               absl::string_view token) {
-  auto run = runs_.Authorize(run_id, token);
+  auto run = runs_->Authorize(run_id, token);
   if (!run.ok()) return run.status();
-  return run_state_.Reset(**run);
+  return run_state_->Reset(**run);
 }
 
 }  // namespace toolgate

@@ -42,7 +42,9 @@
 #include "core/run/run_registry.h"
 #include "core/snapshot/schema_pool.h"
 #include "core/snapshot/snapshot.h"
+#include "core/state/approval_ledger.h"
 #include "core/state/memory_run_state.h"
+#include "core/state/shared_state.h"
 #include "core/util/cancel.h"
 #include "core/verdict/verdict.h"
 
@@ -51,8 +53,11 @@ namespace toolgate {
 class Engine {
  public:
   // `now` (tests only): where the run registry's idle clock reads time.
+  // `shared` (--state_store): the stores runs, their state and approvals
+  // live in instead of this process's memory.
   explicit Engine(EngineOptions options = {}, AuditSink audit = nullptr,
-                  std::function<absl::Time()> now = nullptr);
+                  std::function<absl::Time()> now = nullptr,
+                  state::SharedStateFactory shared = nullptr);
 
   // `rule` says who may point `name` at the new snapshot (see NameRule);
   // the default is the least privileged one.
@@ -97,8 +102,9 @@ class Engine {
   // Approvals (ValidateToolCall asks for them in a run; see
   // core/pipeline/approvals.h). Admin: list, oldest first; empty run_id and
   // kUnspecified match all.
-  std::vector<Approval> ListApprovals(absl::string_view run_id,
-                                      ApprovalState state);
+  // UNAVAILABLE when a shared state store cannot answer.
+  absl::StatusOr<std::vector<Approval>> ListApprovals(absl::string_view run_id,
+                                                      ApprovalState state);
   // Admin. INVALID_ARGUMENT for an empty approver, an approver over 256
   // bytes or a reason over 4 KiB; NOT_FOUND for an unknown id;
   // FAILED_PRECONDITION once it is no longer pending. Audited (who, when,
@@ -121,11 +127,13 @@ class Engine {
   const SchemaPool& result_schema_cache() const { return result_schemas_; }
   // For the server's gauges (toolgate_snapshots, toolgate_open_runs).
   size_t snapshot_count() const { return snapshots_.size(); }
-  size_t open_run_count() const { return runs_.size(); }
+  // Runs open in this process (0 with a shared store: they are the
+  // store's).
+  size_t open_run_count() const { return memory_runs_.size(); }
   uint64_t snapshots_evicted() const { return snapshots_.evicted(); }
   size_t pending_approval_count() const { return approvals_.pending(); }
   bool IsRunOpen(absl::string_view run_id) const {
-    return runs_.IsOpen(run_id);
+    return memory_runs_.IsOpen(run_id);
   }
   // Closes runs idle past --run_idle_ttl_seconds (OpenRun and CreateSnapshot
   // also do, at most once a second); returns how many. Also drops expired
@@ -133,11 +141,13 @@ class Engine {
   // that they go even when no approval is asked for.
   size_t SweepIdleRuns() {
     approvals_.Sweep();
-    return runs_.Sweep();
+    return runs_->Sweep();
   }
   // Bytes accounted to the protected-text indexes of open runs (each
   // distinct set once), and to the approvals held.
-  size_t protected_text_bytes() const { return runs_.protected_text_bytes(); }
+  size_t protected_text_bytes() const {
+    return memory_runs_.protected_text_bytes();
+  }
   size_t approval_bytes() const { return approvals_.bytes(); }
   size_t approval_count() const { return approvals_.size(); }
 
@@ -145,13 +155,20 @@ class Engine {
   const EngineOptions options_;
   const AuditTrail audit_;
   SnapshotStore snapshots_;
-  RunRegistry runs_;
+  RunRegistry memory_runs_;
   // Compiled inline result schemas, reused across ExtractVerdict calls
   // (--result_schema_cache_bytes); keyed by their text.
   SchemaPool result_schemas_;
   ApprovalStore approvals_;
+  state::MemoryRunStateStore memory_run_state_;
+  state::MemoryApprovalLedger memory_ledger_;
+  // The shared stores when configured; the pointers below name the stores
+  // in use (shared_'s, or the memory ones above).
+  state::SharedState shared_;
+  RunDirectory* const runs_;
   // Where runs' breakers, kill switches, budgets and approvals change.
-  state::MemoryRunStateStore run_state_;
+  state::RunStateStore* const run_state_;
+  state::ApprovalLedger* const ledger_;
   // What the handlers see of the above; declared last, built from them.
   const Services services_;
 };

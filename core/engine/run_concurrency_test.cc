@@ -129,7 +129,10 @@ class RunConcurrencyTest : public testing::Test {
 
   std::vector<std::string> Ids(const OpenedRun& run, ApprovalState state) {
     std::vector<std::string> ids;
-    for (const Approval& a : engine_.ListApprovals(run.run->id(), state)) {
+    auto listed = engine_.ListApprovals(run.run->id(), state);
+    EXPECT_TRUE(listed.ok()) << listed.status();
+    if (!listed.ok()) return ids;
+    for (const Approval& a : *listed) {
       ids.push_back(a.approval_id);
     }
     return ids;

@@ -21,7 +21,7 @@ namespace toolgate {
 struct Services {
   const EngineOptions& options;
   const SnapshotStore& snapshots;
-  const RunRegistry& runs;
+  const RunDirectory& runs;
   ApprovalStore& approvals;
   // The mutable state of runs (breaker, kill switch, budgets, approvals
   // requested and used): every change a call makes goes through it.

@@ -7,7 +7,7 @@
 namespace toolgate {
 namespace {
 
-absl::StatusOr<Target> RunTarget(const RunRegistry& runs,
+absl::StatusOr<Target> RunTarget(const RunDirectory& runs,
                                  absl::string_view snapshot_id,
                                  absl::string_view run_id,
                                  absl::string_view run_token) {
@@ -27,7 +27,7 @@ absl::StatusOr<Target> RunTarget(const RunRegistry& runs,
 }  // namespace
 
 absl::StatusOr<Target> ResolveTarget(const SnapshotStore& snapshots,
-                                     const RunRegistry& runs,
+                                     const RunDirectory& runs,
                                      absl::string_view snapshot_id,
                                      absl::string_view run_id,
                                      absl::string_view run_token) {

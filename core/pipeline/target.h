@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/run/run_directory.h"
 #include "core/run/run_registry.h"
 #include "core/snapshot/snapshot.h"
 
@@ -27,7 +28,7 @@ struct Target {
 };
 
 absl::StatusOr<Target> ResolveTarget(const SnapshotStore& snapshots,
-                                     const RunRegistry& runs,
+                                     const RunDirectory& runs,
                                      absl::string_view snapshot_id,
                                      absl::string_view run_id,
                                      absl::string_view run_token);

@@ -356,8 +356,8 @@ void Probe(Fixture& f, const mesh::McpAsk& ask, int notify_spent,
   }
   FUZZ_CHECK(!DecideOne(f, probe, call).allowed, "notify budget overspent");
   if (approval.empty()) return;
-  const bool approved = !f.engine.ListApprovals(probe.run_id, ApprovalState::kApproved)
-                             .empty();
+  const bool approved =
+      !f.engine.ListApprovals(probe.run_id, ApprovalState::kApproved)->empty();
   FUZZ_CHECK(approved == !approval_spent, "approval %s",
              approval_spent ? "not used by its call" : "used by a denied body");
 }
