@@ -276,6 +276,22 @@ TEST_F(RedisRunDirectoryTest, IdleRunsExpireAndUsedOnesStay) {
             absl::StatusCode::kNotFound);
 }
 
+TEST_F(RedisRunDirectoryTest, RunsInUseKeepTheirLeases) {
+  RedisRunDirectoryOptions o;
+  o.idle_ttl = absl::Milliseconds(300);
+  o.max_runs = 1;
+  auto a = Replica(o);
+  auto b = Replica(o);
+  auto run = OpenIn(*a);
+  ASSERT_TRUE(run.ok()) << run.status();
+  // Three lease lengths (375 ms) of use, on B only: B refreshes the lease.
+  for (int i = 0; i < 12; ++i) {
+    absl::SleepFor(absl::Milliseconds(100));
+    ASSERT_TRUE(b->Authorize(run->run->id(), run->token).ok()) << i;
+  }
+  EXPECT_EQ(OpenIn(*a).status().code(), absl::StatusCode::kResourceExhausted);
+}
+
 TEST_F(RedisRunDirectoryTest, KeyPrefixesIsolate) {
   RedisRunDirectoryOptions p, q;
   p.key_prefix = "p:";
