@@ -88,17 +88,17 @@ absl::StatusOr<CheckedRunSettings> CheckRunOpen(
 }
 
 absl::Status TooManyRunsError(size_t held, size_t max_runs) {
-  return absl::ResourceExhaustedError(
-      absl::StrCat("too many open runs (", held, " of --max_runs=", max_runs,
-                   "); close finished runs"));
+  return absl::ResourceExhaustedError(absl::StrCat("too many open runs (", held,
+                                                   " of --max_runs=", max_runs,
+                                                   "); close finished runs"));
 }
 
 absl::Status TenantFullError(absl::string_view tenant, size_t held,
                              size_t max_runs_per_tenant) {
-  return absl::ResourceExhaustedError(absl::StrCat(
-      "tenant \"", tenant, "\" has ", held,
-      " open runs (--max_runs_per_tenant=", max_runs_per_tenant,
-      "); close finished runs"));
+  return absl::ResourceExhaustedError(
+      absl::StrCat("tenant \"", tenant, "\" has ", held,
+                   " open runs (--max_runs_per_tenant=", max_runs_per_tenant,
+                   "); close finished runs"));
 }
 
 absl::Status MissingTokenError() {
@@ -106,9 +106,8 @@ absl::Status MissingTokenError() {
 }
 
 absl::Status NoOpenRunError(absl::string_view run_id) {
-  return absl::NotFoundError(
-      absl::StrCat("no open run \"", run_id,
-                   "\" (closed, idle too long, or never opened)"));
+  return absl::NotFoundError(absl::StrCat(
+      "no open run \"", run_id, "\" (closed, idle too long, or never opened)"));
 }
 
 absl::Status TokenMismatchError() {

@@ -84,10 +84,10 @@ absl::StatusOr<OpenedRun> RedisRunDirectory::Open(
   if (!id.ok()) return id.status();
   if (!token.ok()) return token.status();
   const std::string run_id = absl::StrCat("run_", *id);
-  RunRecord record{snapshot->id(), std::string(model), checked->tenant,
-                   std::move(context), std::move(protected_texts),
-                   checked->max_rejects, checked->kill_switch,
-                   limits.text_format};
+  RunRecord record{
+      snapshot->id(),       std::string(model),         checked->tenant,
+      std::move(context),   std::move(protected_texts), checked->max_rejects,
+      checked->kill_switch, limits.text_format};
   absl::StatusOr<std::vector<std::string>> args =
       RunCreateArgs(record, TokenHash(*token), TtlMs());
   if (!args.ok()) return args.status();
@@ -129,9 +129,10 @@ absl::Status RedisRunDirectory::Admit(const std::string& run_id,
   // may have granted) back now rather than at their expiry. Best effort:
   // after a timeout the store is unlikely to answer a second request.
   if (status.code() != absl::StatusCode::kDeadlineExceeded) {
-    client_.Pipeline("run_discard", {{"DEL", RunKey(run_id)},
-                                     {"ZREM", runs_key, run_id},
-                                     {"ZREM", TenantKey(tenant), run_id}})
+    client_
+        .Pipeline("run_discard", {{"DEL", RunKey(run_id)},
+                                  {"ZREM", runs_key, run_id},
+                                  {"ZREM", TenantKey(tenant), run_id}})
         .IgnoreError();
   }
   return status;
@@ -179,9 +180,10 @@ absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::Authorize(
   }
   absl::StatusOr<std::shared_ptr<Run>> run = Build(run_id, load.elements[1]);
   if (!run.ok()) return run.status();
-  // Seen here for the first time: its tenant was unknown before the load,
+  // Not in this replica's cache: its tenant was unknown before the load,
   // so its leases are refreshed in a second round trip (once per run and
-  // replica; until then the opener's refresh may be idle_ttl/4 old).
+  // replica, again only after an eviction). Refreshing here rather than at
+  // the next due time keeps a lease alive for a run only this replica uses.
   const std::string tenant = TenantOf(**run);
   replies = EvalPipeline(client_, "run_lease", {LeaseCall(run_id, tenant)});
   if (!replies.ok()) return replies.status();

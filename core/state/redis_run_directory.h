@@ -33,8 +33,8 @@
 #ifndef TOOLGATE_CORE_STATE_REDIS_RUN_DIRECTORY_H_
 #define TOOLGATE_CORE_STATE_REDIS_RUN_DIRECTORY_H_
 
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>

@@ -60,8 +60,7 @@ class RedisRunDirectoryTest : public ::testing::Test {
   }
 
   // A replica: its own directory (and cache) on the shared client.
-  std::unique_ptr<RedisRunDirectory> Replica(
-      RedisRunDirectoryOptions o = {}) {
+  std::unique_ptr<RedisRunDirectory> Replica(RedisRunDirectoryOptions o = {}) {
     return std::make_unique<RedisRunDirectory>(
         *client_, std::move(o),
         [](absl::string_view id)
@@ -112,8 +111,7 @@ TEST_F(RedisRunDirectoryTest, TokenChecksMatchTheRegistry) {
         {"right", id, opened->token, absl::StatusCode::kOk},
         {"wrong", id, "wrong", absl::StatusCode::kPermissionDenied},
         {"empty", id, "", absl::StatusCode::kInvalidArgument},
-        {"unknown run", "run_nope", opened->token,
-         absl::StatusCode::kNotFound},
+        {"unknown run", "run_nope", opened->token, absl::StatusCode::kNotFound},
     };
     for (const Case& c : cases) {
       SCOPED_TRACE(c.name);
@@ -158,7 +156,10 @@ TEST_F(RedisRunDirectoryTest, LimitsAreValidatedAsTheRegistryDoes) {
       {"threshold over window", "m", {}, RunLimits{0, 5, 3}, {}},
       {"model too long", std::string(300, 'm'), {}, RunLimits{}, {}},
       {"context too wide", "m", wide, RunLimits{}, {}},
-      {"too many texts", "m", {}, RunLimits{},
+      {"too many texts",
+       "m",
+       {},
+       RunLimits{},
        std::vector<std::string>(17, "x")},
   };
   for (const Case& c : cases) {
@@ -168,8 +169,8 @@ TEST_F(RedisRunDirectoryTest, LimitsAreValidatedAsTheRegistryDoes) {
             .status();
     EXPECT_EQ(got.code(), absl::StatusCode::kInvalidArgument);
     ExpectSameStatus(
-        got,
-        memory.Open(*snapshot_, c.model, c.context, c.limits, c.texts).status());
+        got, memory.Open(*snapshot_, c.model, c.context, c.limits, c.texts)
+                 .status());
   }
   EXPECT_EQ(redis_->Cli({"DBSIZE"}), "0");  // Nothing written.
 }
@@ -239,8 +240,8 @@ TEST_F(RedisRunDirectoryTest, RunOpenedOnOneReplicaIsTheSameOnAnother) {
   EXPECT_EQ((*run)->context(), context);
   EXPECT_EQ((*run)->max_consecutive_rejects(), 7);
   EXPECT_EQ((*run)->text_format(), extract::TextFormat::kHermes);
-  auto options = (*run)->WithState(
-      [](RunState& s) { return s.health.options(); });
+  auto options =
+      (*run)->WithState([](RunState& s) { return s.health.options(); });
   EXPECT_EQ(options.threshold, 2);
   EXPECT_EQ(options.window, 4);
   ASSERT_NE((*run)->leaks(), nullptr);

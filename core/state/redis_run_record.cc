@@ -36,6 +36,8 @@ absl::StatusOr<std::vector<std::string>> RunCreateArgs(
       Dump(Json(r.protected_texts), "protected_texts");
   if (!texts.ok()) return texts.status();
   const std::string ttl = absl::StrCat(ttl_ms);
+  // Field, value pairs.
+  // clang-format off
   return std::vector<std::string>{
       ttl,
       layout::kToken, std::string(token_hash),
@@ -49,6 +51,7 @@ absl::StatusOr<std::vector<std::string>> RunCreateArgs(
       layout::kTextFormat, absl::StrCat(static_cast<int>(r.text_format)),
       layout::kProtectedTexts, *std::move(texts),
       layout::kIdleTtlMs, ttl};
+  // clang-format on
 }
 
 namespace {
@@ -124,18 +127,20 @@ std::optional<RunRecord> ParseRunRecord(const redis::Reply& reply) {
   std::optional<int> format = IntField(*f, layout::kTextFormat);
   auto context = ContextField(*f);
   auto texts = TextsField(*f);
-  if (!max_rejects || !threshold || !window || !format || !context ||
-      !texts || *format < 0 ||
+  if (!max_rejects || !threshold || !window || !format || !context || !texts ||
+      *format < 0 ||
       *format > static_cast<int>(extract::TextFormat::kUnrecognized)) {
     return std::nullopt;
   }
-  return RunRecord{(*f)[layout::kSnapshot], (*f)[layout::kModel],
-                   (*f)[layout::kTenant], *std::move(context),
-                   *std::move(texts), *max_rejects,
+  return RunRecord{(*f)[layout::kSnapshot],
+                   (*f)[layout::kModel],
+                   (*f)[layout::kTenant],
+                   *std::move(context),
+                   *std::move(texts),
+                   *max_rejects,
                    output::HealthWindowOptions{*threshold, *window},
                    static_cast<extract::TextFormat>(*format)};
 }
-
 
 }  // namespace state
 }  // namespace toolgate

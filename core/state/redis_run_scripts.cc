@@ -19,7 +19,8 @@ end
 redis::Script MakeScript(absl::string_view name, absl::string_view body) {
   // "#!lua": a writer, refused under OOM before it runs; every script below
   // checks everything before its first write (Redis does not roll back).
-  return redis::Script(std::string(name), absl::StrCat("#!lua\n", kNowMs, body));
+  return redis::Script(std::string(name),
+                       absl::StrCat("#!lua\n", kNowMs, body));
 }
 
 redis::Command EvalSha(const ScriptCall& call) {
@@ -33,7 +34,8 @@ redis::Command EvalSha(const ScriptCall& call) {
 }  // namespace
 
 const redis::Script& RunCreateScript() {
-  static const redis::Script* script = new redis::Script(MakeScript("run_create", R"lua(
+  static const redis::Script* script =
+      new redis::Script(MakeScript("run_create", R"lua(
 redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 'OK'
@@ -42,12 +44,15 @@ return 'OK'
 }
 
 const redis::Script& RunAdmitScript() {
-  static const redis::Script* script = new redis::Script(MakeScript("run_admit", R"lua(
+  static const redis::Script* script =
+      new redis::Script(MakeScript("run_admit", R"lua(
 local now = now_ms()
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local runs = redis.call('ZCARD', KEYS[1])
-if runs >= tonumber(ARGV[2]) then return {'RESOURCE_EXHAUSTED', 'runs', runs} end
+if runs >= tonumber(ARGV[2]) then
+  return {'RESOURCE_EXHAUSTED', 'runs', runs}
+end
 local held = redis.call('ZCARD', KEYS[2])
 if held >= tonumber(ARGV[3]) then
   return {'RESOURCE_EXHAUSTED', 'tenant', held}
@@ -63,7 +68,8 @@ return {'OK'}
 const redis::Script& RunLoadScript() {
   // The token hash is compared here, not in constant time: a timing probe
   // learns at most a prefix of a SHA-256, from which no token follows.
-  static const redis::Script* script = new redis::Script(MakeScript("run_load", R"lua(
+  static const redis::Script* script =
+      new redis::Script(MakeScript("run_load", R"lua(
 local tok = redis.call('HGET', KEYS[1], 'tok')
 if not tok then return {'NOT_FOUND'} end
 if tok ~= ARGV[1] then return {'PERMISSION_DENIED'} end
@@ -75,7 +81,8 @@ return {'OK'}
 }
 
 const redis::Script& RunLeaseScript() {
-  static const redis::Script* script = new redis::Script(MakeScript("run_lease", R"lua(
+  static const redis::Script* script =
+      new redis::Script(MakeScript("run_lease", R"lua(
 local lease = now_ms() + tonumber(ARGV[2])
 redis.call('ZADD', KEYS[1], 'XX', lease, ARGV[1])
 redis.call('ZADD', KEYS[2], 'XX', lease, ARGV[1])
@@ -91,8 +98,8 @@ absl::StatusOr<std::vector<redis::Reply>> EvalPipeline(
   for (const ScriptCall& call : calls) commands.push_back(EvalSha(call));
   absl::StatusOr<std::vector<redis::Reply>> replies =
       client.Pipeline(operation, commands);
-  if (replies.ok() || !absl::StrContains(replies.status().message(),
-                                         "NOSCRIPT")) {
+  if (replies.ok() ||
+      !absl::StrContains(replies.status().message(), "NOSCRIPT")) {
     return replies;
   }
   std::vector<redis::Command> again;
@@ -101,7 +108,8 @@ absl::StatusOr<std::vector<redis::Reply>> EvalPipeline(
   }
   again.insert(again.end(), commands.begin(), commands.end());
   replies = client.Pipeline(operation, again);
-  if (replies.ok()) replies->erase(replies->begin(), replies->begin() + calls.size());
+  if (replies.ok())
+    replies->erase(replies->begin(), replies->begin() + calls.size());
   return replies;
 }
 
