@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/run/open_checks.h"
 #include "core/state/redis_layout.h"
+#include "core/state/redis_run_directory_scripts.h"
 #include "core/state/redis_run_record.h"
-#include "core/state/redis_run_scripts.h"
 #include "core/util/ids.h"
 
 namespace toolgate {

@@ -51,7 +51,7 @@
 #include "core/run/protected_texts.h"
 #include "core/run/run_directory.h"
 #include "core/run/run_registry.h"
-#include "core/state/redis_run_scripts.h"
+#include "core/state/redis_run_directory_scripts.h"
 
 namespace toolgate {
 namespace state {

@@ -1,4 +1,4 @@
-#include "core/state/redis_run_scripts.h"
+#include "core/state/redis_run_directory_scripts.h"
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"

@@ -1,6 +1,6 @@
-// The Lua scripts of the Redis run directory (docs/design/state-store.md
-// §3.1) and the one way they are sent: several EVALSHAs pipelined in one
-// round trip. Each script touches the keys of ONE hash tag only ({R}: one
+// The Lua scripts of the Redis run directory (redis_run_directory.h;
+// docs/design/state-store.md §3.1) and the one way they are sent: several
+// EVALSHAs pipelined in one round trip. Each script touches the keys of ONE hash tag only ({R}: one
 // run; {c}: the cross-run leases), so every command stays valid behind a
 // Redis Cluster proxy; an operation needing both pipelines two scripts.
 //
@@ -9,8 +9,8 @@
 //
 // Thread-safety: the scripts are immutable constants; EvalPipeline is as
 // thread-safe as the client.
-#ifndef TOOLGATE_CORE_STATE_REDIS_RUN_SCRIPTS_H_
-#define TOOLGATE_CORE_STATE_REDIS_RUN_SCRIPTS_H_
+#ifndef TOOLGATE_CORE_STATE_REDIS_RUN_DIRECTORY_SCRIPTS_H_
+#define TOOLGATE_CORE_STATE_REDIS_RUN_DIRECTORY_SCRIPTS_H_
 
 #include <string>
 #include <vector>
@@ -61,4 +61,4 @@ absl::StatusOr<std::vector<redis::Reply>> EvalPipeline(
 }  // namespace state
 }  // namespace toolgate
 
-#endif  // TOOLGATE_CORE_STATE_REDIS_RUN_SCRIPTS_H_
+#endif  // TOOLGATE_CORE_STATE_REDIS_RUN_DIRECTORY_SCRIPTS_H_
