@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
+
 #include "core/pipeline/approvals.h"
 #include "core/pipeline/audit_call.h"
 #include "core/pipeline/breaker.h"
@@ -66,11 +68,14 @@ constexpr Stage kValidateToolCall[] = {
 absl::StatusOr<ValidateCallResponse> HandleValidateToolCall(
     const Services& services, const ValidateCallRequest& request) {
   pipeline::CallContext call(services, request);
+  // A call that ends without an answer (a Status, or an exception the
+  // engine turns into INTERNAL) gives back what its commit spent.
+  absl::Cleanup give_back = [&call] { pipeline::GiveBackSpending(call); };
   if (absl::Status status = pipeline::RunStages(kValidateToolCall, call);
       !status.ok()) {
-    pipeline::GiveBackSpending(call);
     return status;
   }
+  std::move(give_back).Cancel();
   return std::move(call.response);
 }
 

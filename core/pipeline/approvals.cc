@@ -102,10 +102,16 @@ void ApplyApprovalOutcome(CallContext& call) {
          outcome.refused_approval.message);
     return;
   }
-  // Consumed (or given back because the budget did not fit: the budget
-  // veto then refuses the turn, and no approval id is answered).
-  gate.needs_approval = false;
-  call.response.approval_id = outcome.approval_id;
+  // The hold lifts only for an approval the commit used, or gave back
+  // because the budget did not fit (whose veto then refuses the turn, and
+  // no approval id is answered). Anything else keeps it: the turn stays
+  // NEEDS_APPROVAL, never an ALLOW nothing was spent for.
+  if (outcome.approval_consumed) {
+    gate.needs_approval = false;
+    call.response.approval_id = outcome.approval_id;
+  } else if (outcome.budget_refused >= 0) {
+    gate.needs_approval = false;
+  }
 }
 
 }  // namespace pipeline

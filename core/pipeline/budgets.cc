@@ -53,9 +53,22 @@ absl::Status SpendCallBudgets(CallContext& call) {
   return absl::OkStatus();
 }
 
-void ApplyBudgetOutcome(CallContext& call) {
+absl::Status ApplyBudgetOutcome(CallContext& call) {
   const int refused = call.outcome.budget_refused;
-  if (refused < 0) return;
+  const bool charged = !call.plan.charges.empty();
+  if (refused < 0) {
+    if (charged && call.outcome.decision == Decision::kAllow &&
+        !call.outcome.budget_spent) {
+      return absl::InternalError(
+          "the run state store allowed a budgeted call without spending "
+          "its budget");
+    }
+    return absl::OkStatus();
+  }
+  if (static_cast<size_t>(refused) >= call.gate.calls.size()) {
+    return absl::InternalError(
+        "the run state store refused a call the turn does not have");
+  }
   const ToolSpec& tool = call.gate.calls[refused].tool->spec;
   Veto(call.gate, tool, refused,
        absl::StrCat("run ", call.target.run->id(),
@@ -64,6 +77,7 @@ void ApplyBudgetOutcome(CallContext& call) {
                     tool.policy.max_calls_per_run,
                     ", or its side effect's "
                     "settings.max_calls_per_run_by_class)"));
+  return absl::OkStatus();
 }
 
 void GiveBackSpending(CallContext& call) {

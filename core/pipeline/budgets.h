@@ -26,8 +26,9 @@ inline constexpr absl::string_view kCallBudgetExhausted =
 
 absl::Status SpendCallBudgets(CallContext& call);
 
-// The call_budget_exhausted veto for a turn the commit found over budget.
-void ApplyBudgetOutcome(CallContext& call);
+// The call_budget_exhausted veto for a turn the commit found over budget;
+// INTERNAL for an outcome that does not fit the plan (a broken store).
+absl::Status ApplyBudgetOutcome(CallContext& call);
 
 // Gives back the approval and the budget a call spent when it ends without
 // a decision after spending them (the caller went away, or its audit

@@ -74,8 +74,24 @@ absl::Status RequireApproval(CallContext& call) {
 
 absl::Status Decide(CallContext& call) {
   GateResult& gate = call.gate;
-  toolgate::Decide(call.gate_options, &gate);
+  if (call.committed) {
+    // The run's state has changed: the commit was the last point a caller
+    // that went away could still be told nothing happened.
+    GateOptions options = call.gate_options;
+    options.cancel = nullptr;
+    toolgate::Decide(options, &gate);
+  } else {
+    toolgate::Decide(call.gate_options, &gate);
+  }
   if (!gate.interrupted.ok()) return gate.interrupted;
+  // The store recorded the loop for the decision it reached; an answer that
+  // differs would count the run wrong (a broken store): no answer at all.
+  if (call.committed && !call.outcome.stop &&
+      gate.decision != call.outcome.decision) {
+    return absl::InternalError(
+        "the run state store decided otherwise than the pipeline; the call "
+        "is refused");
+  }
   ValidateCallResponse& response = call.response;
   response.decision = gate.decision;
   response.stop_reason = std::move(gate.stop_reason);

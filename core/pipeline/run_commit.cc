@@ -27,20 +27,20 @@ bool Misformatted(const GateResult& gate) {
   return false;
 }
 
-void ApplyOutcome(CallContext& call) {
+absl::Status ApplyOutcome(CallContext& call) {
   const state::CallOutcome& outcome = call.outcome;
   if (outcome.stop) {
     // As if the breaker stage had seen it: no call of the output answered.
     call.gate = GateResult();
     StopAtOpenBreaker(call);
-    return;
+    return absl::OkStatus();
   }
   if (outcome.read_only) VetoWriteCalls(call);
   if (!call.plan.allowable || (outcome.read_only && call.plan.has_write)) {
-    return;  // Not open: approvals and budgets were not looked at.
+    return absl::OkStatus();  // Not open: approvals, budgets not looked at.
   }
   ApplyApprovalOutcome(call);
-  ApplyBudgetOutcome(call);
+  return ApplyBudgetOutcome(call);
 }
 
 }  // namespace
@@ -64,8 +64,7 @@ absl::Status CommitRunState(CallContext& call) {
   if (!outcome.ok()) return outcome.status();
   call.outcome = *std::move(outcome);
   call.committed = true;
-  ApplyOutcome(call);
-  return absl::OkStatus();
+  return ApplyOutcome(call);
 }
 
 }  // namespace pipeline

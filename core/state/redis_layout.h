@@ -12,9 +12,13 @@
 //   P{R}:apr:<id>       hash   one approval (kApproval* fields)
 //   P{R}:apr:pending    zset   the run's pending approval ids by expiry ms
 //   P{R}:apr:same       hash   tool "\0" sha1(arguments) -> pending id
+//   P{R}:apr:ids        zset   all the run's approval ids by creation ms
 //   P{c}:runs           zset   open run ids by lease expiry ms
 //   P{c}:tenant:<t>     zset   the tenant's open run ids, likewise
 //   P{c}:apri:<id>      string approval id -> its run id
+//   P{c}:apr:tenant:<t> zset   the tenant's pending approval ids by expiry
+//   P{c}:apr:all        zset   every approval held, by when it may go
+//   P:events            pub/sub an approval id, published when decided
 //
 // Times are the Redis server's (TIME), in milliseconds, so that replicas
 // with skewed clocks agree on every expiry.
@@ -44,6 +48,16 @@ inline std::string RunsKey(absl::string_view prefix) {
 inline std::string TenantRunsKey(absl::string_view prefix,
                                  absl::string_view tenant) {
   return absl::StrCat(prefix, "{c}:tenant:", tenant);
+}
+inline std::string TenantApprovalsKey(absl::string_view prefix,
+                                      absl::string_view tenant) {
+  return absl::StrCat(prefix, "{c}:apr:tenant:", tenant);
+}
+inline std::string AllApprovalsKey(absl::string_view prefix) {
+  return absl::StrCat(prefix, "{c}:apr:all");
+}
+inline std::string EventsChannel(absl::string_view prefix) {
+  return absl::StrCat(prefix, "events");
 }
 inline std::string ApprovalIndexKey(absl::string_view prefix,
                                     absl::string_view approval) {

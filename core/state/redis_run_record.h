@@ -34,8 +34,9 @@ struct RunRecord {
 };
 
 // run_create's ARGV (redis_run_directory_scripts.h): the idle TTL in ms,
-// then field, value, ... of every immutable field. INVALID_ARGUMENT when the context
-// or the protected texts are not UTF-8 (JSON cannot carry them).
+// then field, value, ... of every immutable field. INVALID_ARGUMENT when
+// the context or the protected texts are not UTF-8 (JSON cannot carry
+// them).
 absl::StatusOr<std::vector<std::string>> RunCreateArgs(
     const RunRecord& record, absl::string_view token_hash, int64_t ttl_ms);
 

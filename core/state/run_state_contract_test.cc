@@ -3,31 +3,110 @@
 // new store (Redis) adds its factory there and must pass unchanged.
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/approval/approval_store.h"
+#include "core/redis/client.h"
 #include "core/run/run_registry.h"
+#include "core/state/approval_ledger.h"
 #include "core/state/memory_run_state.h"
+#include "core/state/redis_layout.h"
+#include "core/state/redis_run_state.h"
 #include "core/state/run_state_store.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/redis_server.h"
 
 namespace toolgate {
 namespace state {
 namespace {
 
-struct StoreFactory {
-  const char* name;
-  std::function<std::unique_ptr<RunStateStore>(ApprovalStore&)> make;
+// One store under test: its run state, its approvals, and how a run
+// opened in the test becomes known to it (the memory store keeps the
+// state in the Run; Redis needs the run's record in its hash, as the run
+// directory writes it at OpenRun).
+struct Stores {
+  std::shared_ptr<ApprovalStore> memory;  // The memory store's approvals.
+  std::unique_ptr<RunStateStore> state;
+  std::unique_ptr<ApprovalLedger> ledger;
+  std::function<void(const toolgate::Run&, const RunLimits&)> attach;
+  // A second view of the same approvals (another replica's, for Redis).
+  std::function<std::unique_ptr<ApprovalLedger>()> other_ledger;
 };
 
+struct StoreFactory {
+  const char* name;
+  std::function<Stores(const ApprovalStoreOptions& options)> make;
+};
+
+Stores MemoryStores(const ApprovalStoreOptions& options) {
+  auto approvals = std::make_shared<ApprovalStore>(options);
+  Stores s;
+  s.memory = approvals;
+  s.state = std::make_unique<MemoryRunStateStore>(*approvals);
+  s.ledger = std::make_unique<MemoryApprovalLedger>(*approvals);
+  s.attach = [](const toolgate::Run&, const RunLimits&) {};
+  s.other_ledger = [approvals] {
+    return std::make_unique<MemoryApprovalLedger>(*approvals);
+  };
+  return s;
+}
+
+// One redis-server for the whole test binary; each store gets a key
+// prefix of its own, so tests never see each other's keys.
+redis::Client& SharedRedis() {
+  static testutil::RedisServer* server = new testutil::RedisServer();
+  static redis::Client* client = [] {
+    redis::ClientOptions options;
+    options.connect.address = *redis::ParseAddress(server->url());
+    options.timeout = absl::Seconds(2);
+    return redis::Client::Connect(options, absl::Seconds(5))->release();
+  }();
+  return *client;
+}
+
+void AttachToRedis(redis::Client& client, const std::string& prefix,
+                   const toolgate::Run& run, const RunLimits& l) {
+  ASSERT_TRUE(client
+                  .Run("attach",
+                       {"HSET", redis_layout::RunKey(prefix, run.id()), "tok",
+                        "test", "maxrej",
+                        absl::StrCat(run.max_consecutive_rejects()), "ks_thr",
+                        absl::StrCat(l.kill_switch_threshold), "ks_win",
+                        absl::StrCat(l.kill_switch_window), "ttl", "60000",
+                        "model", run.model(), "ctx", "{}"})
+                  .ok());
+}
+
+Stores RedisStores(const ApprovalStoreOptions& o) {
+  static int next = 0;
+  RedisRunStateOptions options;
+  options.key_prefix = absl::StrCat("contract", ++next, ":");
+  options.approval_ttl = o.ttl;
+  options.max_approvals = o.max_approvals;
+  options.max_pending_per_run = o.max_pending_per_run;
+  options.max_pending_per_tenant = o.max_pending_per_tenant;
+  redis::Client& client = SharedRedis();
+  Stores s;
+  s.state = std::make_unique<RedisRunState>(client, options);
+  s.ledger = std::make_unique<RedisApprovalLedger>(client, options);
+  s.attach = [&client, options](const toolgate::Run& run, const RunLimits& l) {
+    AttachToRedis(client, options.key_prefix, run, l);
+  };
+  s.other_ledger = [&client, options] {
+    return std::make_unique<RedisApprovalLedger>(client, options);
+  };
+  return s;
+}
+
 const StoreFactory kStores[] = {
-    {"memory",
-     [](ApprovalStore& approvals) {
-       return std::make_unique<MemoryRunStateStore>(approvals);
-     }},
+    {"memory", MemoryStores},
+    {"redis", RedisStores},
 };
 
 std::shared_ptr<const Snapshot> TestSnapshot() {
@@ -73,13 +152,17 @@ CallPlan Charged(int tool_limit, CallPlan plan = Allowable()) {
 class RunStateContract : public testing::TestWithParam<StoreFactory> {
  protected:
   void SetUp() override {
-    store_ = GetParam().make(approvals_);
-    run_ = Open(RunLimits{3, 2, 2});
+    stores_ = GetParam().make(ApprovalStoreOptions());
+    store_ = stores_.state.get();
+    run_ = Open(RunLimits{3, 2, 2}, stores_);
   }
 
-  std::shared_ptr<toolgate::Run> Open(RunLimits limits) {
-    auto opened = runs_.Open(TestSnapshot(), "m", {}, limits);
+  std::shared_ptr<toolgate::Run> Open(
+      RunLimits limits, const Stores& stores,
+      std::map<std::string, std::string> context = {}) {
+    auto opened = runs_.Open(TestSnapshot(), "m", std::move(context), limits);
     EXPECT_TRUE(opened.ok()) << opened.status();
+    stores.attach(*opened->run, limits);
     return opened->run;
   }
 
@@ -90,13 +173,21 @@ class RunStateContract : public testing::TestWithParam<StoreFactory> {
   }
 
   std::string Approve(const std::string& id) {
-    EXPECT_TRUE(approvals_.Decide(id, true, "alice", "ok").ok());
+    absl::StatusOr<Approval> decided =
+        stores_.ledger->Decide(id, true, "alice", "ok");
+    EXPECT_TRUE(decided.ok()) << decided.status();
     return id;
   }
 
+  size_t Listed(ApprovalState state) {
+    auto listed = stores_.ledger->List(run_->id(), state);
+    EXPECT_TRUE(listed.ok()) << listed.status();
+    return listed.ok() ? listed->size() : 0;
+  }
+
   RunRegistry runs_;
-  ApprovalStore approvals_;
-  std::unique_ptr<RunStateStore> store_;
+  Stores stores_;
+  RunStateStore* store_ = nullptr;
   std::shared_ptr<toolgate::Run> run_;
 };
 
@@ -190,7 +281,7 @@ TEST_P(RunStateContract, BudgetRefusalGivesTheApprovalBack) {
   EXPECT_EQ(over.budget_refused, 0);
   EXPECT_FALSE(over.approval_consumed);
   EXPECT_TRUE(over.approval_id.empty());
-  EXPECT_EQ(approvals_.List(run_->id(), ApprovalState::kApproved).size(), 1u);
+  EXPECT_EQ(Listed(ApprovalState::kApproved), 1u);
 }
 
 TEST_P(RunStateContract, RefundGivesBackBudgetAndApproval) {
@@ -212,14 +303,15 @@ TEST_P(RunStateContract, ParallelApprovalsAreRefusedAndCount) {
   EXPECT_EQ(out.decision, Decision::kReject);
   EXPECT_TRUE(out.loop_recorded);
   EXPECT_EQ(out.loop.attempt, 1);
-  EXPECT_TRUE(approvals_.List(run_->id(), ApprovalState::kUnspecified).empty());
+  EXPECT_EQ(Listed(ApprovalState::kUnspecified), 0u);
 }
 
 TEST_P(RunStateContract, ApprovalCapIsAnErrorAndChangesNothing) {
   ApprovalStoreOptions options;
   options.max_pending_per_run = 1;
-  ApprovalStore capped(options);
-  std::unique_ptr<RunStateStore> store = GetParam().make(capped);
+  Stores stores = GetParam().make(options);
+  run_ = Open(RunLimits{3, 2, 2}, stores);
+  RunStateStore* store = stores.state.get();
   ASSERT_TRUE(store->CommitCall(*run_, Misformatted()).ok());  // attempt 1
   ASSERT_TRUE(
       store->CommitCall(*run_, WithApproval(CallPlan::Approval::kRequest))
@@ -247,6 +339,94 @@ TEST_P(RunStateContract, FiftyRacingCallsOnABudgetOfThreeAllowThree) {
   go.store(true);
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(allowed.load(), 3);
+}
+
+TEST_P(RunStateContract, TenantCapCountsEveryRunOfTheTenant) {
+  ApprovalStoreOptions options;
+  options.max_pending_per_tenant = 1;
+  Stores stores = GetParam().make(options);
+  const std::map<std::string, std::string> acme = {{"tenant", "acme"}};
+  auto a = Open(RunLimits{3, 2, 2}, stores, acme);
+  auto b = Open(RunLimits{3, 2, 2}, stores, acme);
+  auto other = Open(RunLimits{3, 2, 2}, stores, {{"tenant", "globex"}});
+  const CallPlan ask = WithApproval(CallPlan::Approval::kRequest);
+  ASSERT_TRUE(stores.state->CommitCall(*a, ask).ok());
+  absl::StatusOr<CallOutcome> refused = stores.state->CommitCall(*b, ask);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(refused.status().message()),
+              testing::HasSubstr("--max_pending_approvals_per_tenant=1"));
+  EXPECT_TRUE(stores.state->CommitCall(*other, ask).ok());
+}
+
+TEST_P(RunStateContract, DecidingIsOnceAndNamesWhatIsWrong) {
+  const std::string id = Commit(WithApproval(CallPlan::Approval::kRequest))
+                             .approval_id;
+  EXPECT_EQ(stores_.ledger->Decide("apr_nope", true, "alice", "").status()
+                .code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(stores_.ledger->Decide(id, true, "", "").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  absl::StatusOr<Approval> denied =
+      stores_.ledger->Decide(id, false, "alice", "not today");
+  ASSERT_TRUE(denied.ok()) << denied.status();
+  EXPECT_EQ(denied->state, ApprovalState::kDenied);
+  EXPECT_EQ(denied->run_id, run_->id());
+  EXPECT_EQ(denied->tool, "write_file");
+  EXPECT_EQ(stores_.ledger->Decide(id, true, "bob", "").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  const CallOutcome used =
+      Commit(WithApproval(CallPlan::Approval::kConsume, id));
+  EXPECT_EQ(used.refused_approval.code, "approval_denied");
+  EXPECT_EQ(used.refused_approval.message, "denied by alice: not today");
+}
+
+TEST_P(RunStateContract, AwaitIsWokenByADecisionMadeElsewhere) {
+  const std::string id = Commit(WithApproval(CallPlan::Approval::kRequest))
+                             .approval_id;
+  std::unique_ptr<ApprovalLedger> elsewhere = stores_.other_ledger();
+  EXPECT_EQ(*stores_.ledger->Await(run_->id(), id, absl::Milliseconds(50),
+                                   nullptr),
+            ApprovalState::kPending);
+  std::thread decider([&] {
+    absl::SleepFor(absl::Milliseconds(200));
+    EXPECT_TRUE(elsewhere->Decide(id, true, "alice", "").ok());
+  });
+  const absl::Time start = absl::Now();
+  absl::StatusOr<ApprovalState> state =
+      stores_.ledger->Await(run_->id(), id, absl::Seconds(10), nullptr);
+  decider.join();
+  ASSERT_TRUE(state.ok()) << state.status();
+  EXPECT_EQ(*state, ApprovalState::kApproved);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(2));
+  EXPECT_EQ(stores_.ledger->Await("run_other", id, absl::ZeroDuration(),
+                                  nullptr)
+                .status()
+                .code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_P(RunStateContract, AnUndecidedApprovalExpires) {
+  ApprovalStoreOptions options;
+  options.ttl = absl::Milliseconds(300);
+  Stores stores = GetParam().make(options);
+  auto run = Open(RunLimits{3, 2, 2}, stores);
+  const std::string id =
+      stores.state->CommitCall(*run, WithApproval(CallPlan::Approval::kRequest))
+          ->approval_id;
+  const absl::Time start = absl::Now();
+  EXPECT_EQ(*stores.ledger->Await(run->id(), id, absl::Seconds(10), nullptr),
+            ApprovalState::kExpired);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(2));
+  EXPECT_EQ(stores.state
+                ->CommitCall(*run,
+                             WithApproval(CallPlan::Approval::kConsume, id))
+                ->refused_approval.code,
+            "approval_expired");
+  // Asked again: a new approval, not the expired one.
+  EXPECT_NE(stores.state->CommitCall(*run,
+                                     WithApproval(CallPlan::Approval::kRequest))
+                ->approval_id,
+            id);
 }
 
 INSTANTIATE_TEST_SUITE_P(
