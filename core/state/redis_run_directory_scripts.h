@@ -1,8 +1,9 @@
 // The Lua scripts of the Redis run directory (redis_run_directory.h;
 // docs/design/state-store.md §3.1) and the one way they are sent: several
-// EVALSHAs pipelined in one round trip. Each script touches the keys of ONE hash tag only ({R}: one
-// run; {c}: the cross-run leases), so every command stays valid behind a
-// Redis Cluster proxy; an operation needing both pipelines two scripts.
+// EVALSHAs pipelined in one round trip. Each script touches the keys of
+// ONE hash tag only ({R}: one run; {c}: the cross-run leases), so every
+// command stays valid behind a Redis Cluster proxy; an operation needing
+// both pipelines two scripts.
 //
 // Lease scores are the Redis server's TIME in ms, so that replicas with
 // skewed clocks agree on every expiry.
