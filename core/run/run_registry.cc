@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/run/open_checks.h"
 #include "core/util/ids.h"
 
 namespace toolgate {
@@ -95,56 +96,6 @@ int Run::waits() const {
   return waits_;
 }
 
-namespace {
-
-absl::Status CheckModelAndContext(
-    absl::string_view model,
-    const std::map<std::string, std::string>& context) {
-  if (model.size() > kMaxModelBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "model is ", model.size(), " bytes; at most ", kMaxModelBytes));
-  }
-  if (context.size() > kMaxContextEntries) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("context has ", context.size(), " entries; at most ",
-                     kMaxContextEntries));
-  }
-  size_t total = 0;
-  for (const auto& [key, value] : context) {
-    if (key.size() > kMaxContextKeyBytes) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("a context key is ", key.size(), " bytes; at most ",
-                       kMaxContextKeyBytes));
-    }
-    if (value.size() > kMaxContextValueBytes) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("context[\"", key, "\"] is ", value.size(),
-                       " bytes; at most ", kMaxContextValueBytes));
-    }
-    total += key.size() + value.size();
-  }
-  if (total > kMaxContextBytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("context keys and values total ", total,
-                     " bytes; at most ", kMaxContextBytes));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckProtectedTexts(const std::vector<std::string>& texts) {
-  size_t total = 0;
-  for (const std::string& t : texts) total += t.size();
-  if (texts.size() > kMaxProtectedTexts || total > kMaxProtectedTextBytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("protected_texts: ", texts.size(), " texts of ", total,
-                     " bytes; at most ", kMaxProtectedTexts, " texts of ",
-                     kMaxProtectedTextBytes, " bytes in all"));
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
 RunRegistry::RunRegistry(RunRegistryOptions options, SnapshotStore* pins)
     : options_(std::move(options)),
       pins_(pins),
@@ -164,28 +115,11 @@ absl::StatusOr<OpenedRun> RunRegistry::Open(
     std::shared_ptr<const Snapshot> snapshot, absl::string_view model,
     std::map<std::string, std::string> context, RunLimits limits,
     std::vector<std::string> protected_texts) {
-  if (absl::Status s = CheckModelAndContext(model, context); !s.ok()) return s;
-  if (absl::Status s = CheckProtectedTexts(protected_texts); !s.ok()) return s;
-  const RunSettings& defaults = snapshot->settings();
-  const int max_rejects = limits.max_consecutive_rejects > 0
-                              ? limits.max_consecutive_rejects
-                              : defaults.max_consecutive_rejects;
-  if (limits.kill_switch_threshold < 0 || limits.kill_switch_window < 0) {
-    return absl::InvalidArgumentError(
-        "kill switch threshold and window must not be negative (0: the "
-        "snapshot's)");
-  }
-  if (max_rejects > 1000 || limits.max_consecutive_rejects < 0) {
-    return absl::InvalidArgumentError(
-        "max_consecutive_rejects must be from 1 to 1000 (0: the snapshot's)");
-  }
-  output::HealthWindowOptions health;
-  health.threshold = limits.kill_switch_threshold > 0
-                         ? limits.kill_switch_threshold
-                         : defaults.kill_switch_threshold;
-  health.window = limits.kill_switch_window > 0 ? limits.kill_switch_window
-                                                : defaults.kill_switch_window;
-  auto window = output::OutputHealthWindow::Create(health);
+  absl::StatusOr<CheckedRunSettings> checked = CheckRunOpen(
+      snapshot->settings(), model, context, limits, protected_texts);
+  if (!checked.ok()) return checked.status();
+  const int max_rejects = checked->max_rejects;
+  auto window = output::OutputHealthWindow::Create(checked->kill_switch);
   if (!window.ok()) return window.status();
   absl::StatusOr<std::string> id = RandomHex(16);
   absl::StatusOr<std::string> token = RandomHex(32);
@@ -194,8 +128,7 @@ absl::StatusOr<OpenedRun> RunRegistry::Open(
   // Shared with every run carrying the same texts; refused past the budget.
   auto leaks = protected_texts_.Intern(protected_texts);
   if (!leaks.ok()) return leaks.status();
-  auto tenant_it = context.find(kTenantContextKey);
-  std::string tenant = tenant_it == context.end() ? "" : tenant_it->second;
+  std::string tenant = std::move(checked->tenant);
   OpenedRun opened;
   opened.run = std::make_shared<Run>(
       absl::StrCat("run_", *id), std::move(snapshot), std::string(model),
@@ -224,17 +157,12 @@ absl::StatusOr<OpenedRun> RunRegistry::Open(
 
 absl::Status RunRegistry::CheckCaps(const std::string& tenant) const {
   if (runs_.size() >= options_.max_runs) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "too many open runs (", runs_.size(),
-        " of --max_runs=", options_.max_runs, "); close finished runs"));
+    return TooManyRunsError(runs_.size(), options_.max_runs);
   }
   auto it = per_tenant_.find(tenant);
   const size_t held = it == per_tenant_.end() ? 0 : it->second;
   if (held >= options_.max_runs_per_tenant) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "tenant \"", tenant, "\" has ", held,
-        " open runs (--max_runs_per_tenant=", options_.max_runs_per_tenant,
-        "); close finished runs"));
+    return TenantFullError(tenant, held, options_.max_runs_per_tenant);
   }
   return absl::OkStatus();
 }
@@ -242,7 +170,7 @@ absl::Status RunRegistry::CheckCaps(const std::string& tenant) const {
 absl::StatusOr<std::shared_ptr<Run>> RunRegistry::Authorize(
     absl::string_view run_id, absl::string_view token) const {
   if (token.empty()) {
-    return absl::InvalidArgumentError("run_token is required with run_id");
+    return MissingTokenError();
   }
   const std::string presented = Sha256(token);
   const absl::Time now = Now();
@@ -250,13 +178,10 @@ absl::StatusOr<std::shared_ptr<Run>> RunRegistry::Authorize(
   auto it = runs_.find(run_id);
   // An expired run waiting for the sweep is as gone as a closed one.
   if (it == runs_.end() || now - it->second.last_used >= options_.idle_ttl) {
-    return absl::NotFoundError(
-        absl::StrCat("no open run \"", run_id,
-                     "\" (closed, idle too long, or never "
-                     "opened)"));
+    return NoOpenRunError(run_id);
   }
   if (!SecretsEqual(presented, it->second.token_hash)) {
-    return absl::PermissionDeniedError("run_token does not match the run");
+    return TokenMismatchError();
   }
   it->second.last_used = now;
   return it->second.run;

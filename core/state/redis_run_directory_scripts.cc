@@ -1,0 +1,117 @@
+#include "core/state/redis_run_directory_scripts.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace toolgate {
+namespace state {
+namespace {
+
+// The server's clock in ms (Redis 7 replicates a script's effects, so a
+// script may read TIME and still write).
+constexpr char kNowMs[] = R"lua(
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+)lua";
+
+redis::Script MakeScript(absl::string_view name, absl::string_view body) {
+  // "#!lua": a writer, refused under OOM before it runs; every script below
+  // checks everything before its first write (Redis does not roll back).
+  return redis::Script(std::string(name),
+                       absl::StrCat("#!lua\n", kNowMs, body));
+}
+
+redis::Command EvalSha(const ScriptCall& call) {
+  redis::Command c{"EVALSHA", call.script->sha1(),
+                   absl::StrCat(call.keys.size())};
+  c.insert(c.end(), call.keys.begin(), call.keys.end());
+  c.insert(c.end(), call.args.begin(), call.args.end());
+  return c;
+}
+
+}  // namespace
+
+const redis::Script& RunCreateScript() {
+  static const redis::Script* script =
+      new redis::Script(MakeScript("run_create", R"lua(
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 'OK'
+)lua"));
+  return *script;
+}
+
+const redis::Script& RunAdmitScript() {
+  static const redis::Script* script =
+      new redis::Script(MakeScript("run_admit", R"lua(
+local now = now_ms()
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local runs = redis.call('ZCARD', KEYS[1])
+if runs >= tonumber(ARGV[2]) then
+  return {'RESOURCE_EXHAUSTED', 'runs', runs}
+end
+local held = redis.call('ZCARD', KEYS[2])
+if held >= tonumber(ARGV[3]) then
+  return {'RESOURCE_EXHAUSTED', 'tenant', held}
+end
+local lease = now + tonumber(ARGV[4])
+redis.call('ZADD', KEYS[1], lease, ARGV[1])
+redis.call('ZADD', KEYS[2], lease, ARGV[1])
+return {'OK'}
+)lua"));
+  return *script;
+}
+
+const redis::Script& RunLoadScript() {
+  // The token hash is compared here, not in constant time: a timing probe
+  // learns at most a prefix of a SHA-256, from which no token follows.
+  static const redis::Script* script =
+      new redis::Script(MakeScript("run_load", R"lua(
+local tok = redis.call('HGET', KEYS[1], 'tok')
+if not tok then return {'NOT_FOUND'} end
+if tok ~= ARGV[1] then return {'PERMISSION_DENIED'} end
+redis.call('PEXPIRE', KEYS[1], redis.call('HGET', KEYS[1], 'ttl'))
+if ARGV[2] == '1' then return {'OK', redis.call('HGETALL', KEYS[1])} end
+return {'OK'}
+)lua"));
+  return *script;
+}
+
+const redis::Script& RunLeaseScript() {
+  static const redis::Script* script =
+      new redis::Script(MakeScript("run_lease", R"lua(
+local lease = now_ms() + tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], 'XX', lease, ARGV[1])
+redis.call('ZADD', KEYS[2], 'XX', lease, ARGV[1])
+return 'OK'
+)lua"));
+  return *script;
+}
+
+absl::StatusOr<std::vector<redis::Reply>> EvalPipeline(
+    redis::Client& client, absl::string_view operation,
+    const std::vector<ScriptCall>& calls) {
+  std::vector<redis::Command> commands;
+  for (const ScriptCall& call : calls) commands.push_back(EvalSha(call));
+  absl::StatusOr<std::vector<redis::Reply>> replies =
+      client.Pipeline(operation, commands);
+  if (replies.ok() ||
+      !absl::StrContains(replies.status().message(), "NOSCRIPT")) {
+    return replies;
+  }
+  std::vector<redis::Command> again;
+  for (const ScriptCall& call : calls) {
+    again.push_back({"SCRIPT", "LOAD", call.script->source()});
+  }
+  again.insert(again.end(), commands.begin(), commands.end());
+  replies = client.Pipeline(operation, again);
+  if (replies.ok())
+    replies->erase(replies->begin(), replies->begin() + calls.size());
+  return replies;
+}
+
+}  // namespace state
+}  // namespace toolgate

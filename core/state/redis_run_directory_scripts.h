@@ -1,0 +1,65 @@
+// The Lua scripts of the Redis run directory (redis_run_directory.h;
+// docs/design/state-store.md §3.1) and the one way they are sent: several
+// EVALSHAs pipelined in one round trip. Each script touches the keys of
+// ONE hash tag only ({R}: one run; {c}: the cross-run leases), so every
+// command stays valid behind a Redis Cluster proxy; an operation needing
+// both pipelines two scripts.
+//
+// Lease scores are the Redis server's TIME in ms, so that replicas with
+// skewed clocks agree on every expiry.
+//
+// Thread-safety: the scripts are immutable constants; EvalPipeline is as
+// thread-safe as the client.
+#ifndef TOOLGATE_CORE_STATE_REDIS_RUN_DIRECTORY_SCRIPTS_H_
+#define TOOLGATE_CORE_STATE_REDIS_RUN_DIRECTORY_SCRIPTS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/redis/client.h"
+
+namespace toolgate {
+namespace state {
+
+// run_create {R}. KEYS: run. ARGV: idle ttl ms, then field, value, ...
+// Writes the run hash and its TTL. Returns "OK".
+const redis::Script& RunCreateScript();
+
+// run_admit {c}. KEYS: runs, tenant:<t>. ARGV: run id, max_runs,
+// max_runs_per_tenant, lease ms. Trims expired leases, then either
+// {"RESOURCE_EXHAUSTED", "runs"|"tenant", held} (nothing written) or
+// {"OK"} with both leases added (expiry = server now + lease ms).
+const redis::Script& RunAdmitScript();
+
+// run_load {R}. KEYS: run. ARGV: hex SHA-256 of the token, "1" to return
+// the hash. {"NOT_FOUND"} | {"PERMISSION_DENIED"} (nothing written) |
+// {"OK", [field, value, ...] or nothing}, the run's TTL renewed.
+const redis::Script& RunLoadScript();
+
+// run_lease {c}. KEYS: runs, tenant:<t>. ARGV: run id, lease ms. Pushes
+// the run's leases that still exist (ZADD XX) to server now + lease ms.
+const redis::Script& RunLeaseScript();
+
+// One EVALSHA of a pipeline.
+struct ScriptCall {
+  const redis::Script* script;
+  std::vector<std::string> keys;
+  std::vector<std::string> args;
+};
+
+// Sends every call in one round trip and returns one reply each. When the
+// store has lost a script (NOSCRIPT: restart without persistence, SCRIPT
+// FLUSH, failover) the scripts are loaded and the whole pipeline is sent
+// once more in the same round trip as the loads: callers only pipeline
+// scripts that are safe to run twice (Client::Pipeline gives no reply of a
+// pipeline that held an error, so the ones that ran cannot be told apart).
+absl::StatusOr<std::vector<redis::Reply>> EvalPipeline(
+    redis::Client& client, absl::string_view operation,
+    const std::vector<ScriptCall>& calls);
+
+}  // namespace state
+}  // namespace toolgate
+
+#endif  // TOOLGATE_CORE_STATE_REDIS_RUN_DIRECTORY_SCRIPTS_H_
