@@ -69,8 +69,11 @@ output::OutputResult CheckOutput(const EngineOptions& options,
 absl::StatusOr<ValidateOutputResponse> HandleValidateToolOutput(
     const Services& services, const ValidateOutputRequest& request) {
   const AuditClock::time_point started = AuditClock::now();
+  // In a run, RecordOutput is the call's one state change and checks the
+  // token; every path to an answer goes through it.
   absl::StatusOr<Target> target =
-      services.Resolve(request.snapshot_id, request.run_id, request.run_token);
+      services.Resolve(request.snapshot_id, request.run_id, request.run_token,
+                       /*at_commit=*/true);
   if (!target.ok()) return target.status();
   ValidateOutputResponse response;
   absl::StatusOr<std::string> audit_id = services.audit.NewId();
@@ -90,7 +93,7 @@ absl::StatusOr<ValidateOutputResponse> HandleValidateToolOutput(
   }
   if (target->run != nullptr) {
     absl::StatusOr<bool> read_only = services.run_state.RecordOutput(
-        *target->run, response.result.verdict);
+        *target->run, request.run_token, response.result.verdict);
     if (!read_only.ok()) return read_only.status();
     response.read_only = *read_only;
   }

@@ -61,8 +61,10 @@ absl::Status Resolve(CallContext& call) {
         "stream_events.format is required: STREAM_FORMAT_UNSPECIFIED names "
         "no provider's event shapes");
   }
-  absl::StatusOr<Target> target = call.services.Resolve(
-      request.snapshot_id, request.run_id, request.run_token);
+  // Every call in a run reaches "commit run state" or ends with no answer.
+  absl::StatusOr<Target> target =
+      call.services.Resolve(request.snapshot_id, request.run_id,
+                            request.run_token, /*at_commit=*/true);
   if (!target.ok()) return target.status();
   call.target = *std::move(target);
   absl::StatusOr<TextFormat> format =

@@ -49,6 +49,7 @@ absl::Status CommitRunState(CallContext& call) {
   Run* run = call.target.run.get();
   if (run == nullptr) return call.NotApplicable();
   state::CallPlan& plan = call.plan;
+  plan.run_token = call.request.run_token;
   plan.allowable = Allowable(call.gate);
   plan.misformat = Misformatted(call.gate);
   const bool may_count =

@@ -28,10 +28,14 @@ struct Services {
   state::RunStateStore& run_state;
   const AuditTrail& audit;
 
+  // `at_commit`: the call changes its run's state in one commit that
+  // checks the token itself (RunDirectory::AuthorizeAtCommit).
   absl::StatusOr<Target> Resolve(absl::string_view snapshot_id,
                                  absl::string_view run_id,
-                                 absl::string_view run_token) const {
-    return ResolveTarget(snapshots, runs, snapshot_id, run_id, run_token);
+                                 absl::string_view run_token,
+                                 bool at_commit = false) const {
+    return ResolveTarget(snapshots, runs, snapshot_id, run_id, run_token,
+                         at_commit);
   }
 };
 

@@ -10,8 +10,10 @@ namespace {
 absl::StatusOr<Target> RunTarget(const RunDirectory& runs,
                                  absl::string_view snapshot_id,
                                  absl::string_view run_id,
-                                 absl::string_view run_token) {
-  auto run = runs.Authorize(run_id, run_token);
+                                 absl::string_view run_token,
+                                 bool at_commit) {
+  auto run = at_commit ? runs.AuthorizeAtCommit(run_id, run_token)
+                       : runs.Authorize(run_id, run_token);
   if (!run.ok()) return run.status();
   Target target;
   target.run = *std::move(run);
@@ -30,8 +32,11 @@ absl::StatusOr<Target> ResolveTarget(const SnapshotStore& snapshots,
                                      const RunDirectory& runs,
                                      absl::string_view snapshot_id,
                                      absl::string_view run_id,
-                                     absl::string_view run_token) {
-  if (!run_id.empty()) return RunTarget(runs, snapshot_id, run_id, run_token);
+                                     absl::string_view run_token,
+                                     bool at_commit) {
+  if (!run_id.empty()) {
+    return RunTarget(runs, snapshot_id, run_id, run_token, at_commit);
+  }
   if (!run_token.empty()) {
     return absl::InvalidArgumentError("run_token given without run_id");
   }

@@ -31,7 +31,8 @@ absl::StatusOr<Target> ResolveTarget(const SnapshotStore& snapshots,
                                      const RunDirectory& runs,
                                      absl::string_view snapshot_id,
                                      absl::string_view run_id,
-                                     absl::string_view run_token);
+                                     absl::string_view run_token,
+                                     bool at_commit = false);
 
 }  // namespace toolgate
 

@@ -93,7 +93,7 @@ void MemoryRunStateStore::RefundCall(Run& run, const CallPlan& plan,
 }
 
 absl::StatusOr<bool> MemoryRunStateStore::RecordOutput(
-    Run& run, output::OutputVerdict verdict) {
+    Run& run, absl::string_view, output::OutputVerdict verdict) {
   return run.RecordOutput(verdict);
 }
 

@@ -25,7 +25,7 @@ class MemoryRunStateStore : public RunStateStore {
                                          const CallPlan& plan) override;
   void RefundCall(Run& run, const CallPlan& plan,
                   const CallOutcome& outcome) override;
-  absl::StatusOr<bool> RecordOutput(Run& run,
+  absl::StatusOr<bool> RecordOutput(Run& run, absl::string_view run_token,
                                     output::OutputVerdict verdict) override;
   absl::Status Reset(Run& run) override;
 

@@ -191,6 +191,16 @@ absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::Authorize(
   return run;
 }
 
+absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::AuthorizeAtCommit(
+    absl::string_view run_id, absl::string_view token) const {
+  if (token.empty()) return MissingTokenError();
+  std::optional<Cached> cached = Lookup(run_id);
+  if (cached && absl::Now() - cached->leased <= options_.idle_ttl / 4) {
+    return cached->run;
+  }
+  return Authorize(run_id, token);
+}
+
 ScriptCall RedisRunDirectory::LeaseCall(absl::string_view run_id,
                                         const std::string& tenant) const {
   return {&RunLeaseScript(),

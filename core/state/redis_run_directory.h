@@ -84,6 +84,10 @@ class RedisRunDirectory : public RunDirectory {
       std::vector<std::string> protected_texts = {}) override;
   absl::StatusOr<std::shared_ptr<Run>> Authorize(
       absl::string_view run_id, absl::string_view token) const override;
+  // A run this replica holds whose leases are not due: no round trip (the
+  // commit checks the token); else Authorize.
+  absl::StatusOr<std::shared_ptr<Run>> AuthorizeAtCommit(
+      absl::string_view run_id, absl::string_view token) const override;
   absl::Status Close(absl::string_view run_id,
                      absl::string_view token) override;
   // Redis expires idle runs and leases are trimmed at every Open: 0.

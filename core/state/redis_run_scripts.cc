@@ -16,13 +16,16 @@ namespace {
 // creation). ARGV: 1 run id, 2 allowable, 3 misformat, 4 has_write,
 // 5 approval kind (none|parallel|request|consume), 6 approval id, 7 tool,
 // 8 canonical arguments, 9 admitted (request), 10 approval TTL ms,
-// 11 pending cap per run, 12 keep after expiry ms, 13 number of budget
-// charges, then 4 per charge: tool, class (0..2), tool limit, class limit.
+// 11 pending cap per run, 12 keep after expiry ms, 13 the presented
+// token's hash ('' when the run was authorized already), 14 number of
+// budget charges, then 4 per charge: tool, class (0..2), tool limit,
+// class limit.
 constexpr char kCallCommit[] = R"lua(#!lua
 local run = KEYS[1]
 local f = redis.call('HMGET', run, 'tok', 'maxrej', 'rej', 'brk', 'ro',
                      'ttl', 'model', 'ctx')
 if not f[1] then return {'NOTFOUND'} end
+if ARGV[13] ~= '' and f[1] ~= ARGV[13] then return {'DENIED'} end
 redis.call('PEXPIRE', run, f[6])
 local maxrej = tonumber(f[2])
 local rej = tonumber(f[3] or '0')
@@ -98,11 +101,11 @@ elseif open and kind == 'consume' then
 end
 local refused = -1
 local spent = false
-local charges = tonumber(ARGV[13])
+local charges = tonumber(ARGV[14])
 local add = {}
 if decision == 'ALLOW' and charges > 0 then
   for i = 0, charges - 1 do
-    local b = 14 + i * 4
+    local b = 15 + i * 4
     local tl, cl = tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3])
     local tk, ck = 'b:t:' .. ARGV[b], 'b:c:' .. ARGV[b + 1]
     local over = false
@@ -175,11 +178,13 @@ end
 return 1
 )lua";
 
-// KEYS: 1 run. ARGV: 1 "1" for a verdict other than VALID.
+// KEYS: 1 run. ARGV: 1 "1" for a verdict other than VALID, 2 the token's
+// hash as in CallCommit.
 constexpr char kOutputRecord[] = R"lua(#!lua
 local f = redis.call('HMGET', KEYS[1], 'tok', 'ks_thr', 'ks_win', 'ks_ring',
                      'ks_pos', 'ks_fill', 'ks_inv', 'ro', 'ttl')
 if not f[1] then return {'NOTFOUND'} end
+if ARGV[2] ~= '' and f[1] ~= ARGV[2] then return {'DENIED'} end
 redis.call('PEXPIRE', KEYS[1], f[9])
 local thr, win = tonumber(f[2]), tonumber(f[3])
 local ring = f[4] or string.rep('0', win)

@@ -2,7 +2,9 @@
 
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "core/run/open_checks.h"
 #include "core/state/redis_layout.h"
 #include "core/state/redis_reply.h"
 #include "core/state/redis_run_scripts.h"
@@ -44,6 +46,11 @@ int64_t Ms(absl::Duration d) { return absl::ToInt64Milliseconds(d); }
 std::string TenantOf(const Run& run) {
   auto it = run.context().find(kTenantContextKey);
   return it == run.context().end() ? "" : it->second;
+}
+
+std::string TokenHash(absl::string_view token) {
+  return token.empty() ? std::string()
+                       : absl::BytesToHexString(Sha256(token));
 }
 
 absl::Status RunGone(const Run& run) {
@@ -102,7 +109,8 @@ absl::StatusOr<redis::Reply> RedisRunState::Commit(
       admitted ? "1" : "0",
       absl::StrCat(Ms(options_.approval_ttl)),
       absl::StrCat(options_.max_pending_per_run),
-      absl::StrCat(Ms(options_.keep_after_expiry))};
+      absl::StrCat(Ms(options_.keep_after_expiry)),
+      TokenHash(plan.run_token)};
   AddCharges(plan.charges, &args);
   return client_.Eval(redis_scripts::CallCommit(), keys, args);
 }
@@ -168,6 +176,7 @@ absl::StatusOr<CallOutcome> RedisRunState::CommitCall(Run& run,
   const std::string head = r.Head();
   if (head == "OK") return ParseCommitted(r);
   if (head == "NOTFOUND") return RunGone(run);
+  if (head == "DENIED") return TokenMismatchError();
   if (head == "STOP") {
     CallOutcome out;
     out.stop = true;
@@ -204,15 +213,17 @@ void RedisRunState::RefundCall(Run& run, const CallPlan& plan,
 }
 
 absl::StatusOr<bool> RedisRunState::RecordOutput(
-    Run& run, output::OutputVerdict verdict) {
+    Run& run, absl::string_view run_token, output::OutputVerdict verdict) {
   // Anything but an explicit VALID counts against the run.
   const std::string bit = verdict == output::OutputVerdict::kValid ? "0" : "1";
   absl::StatusOr<redis::Reply> reply =
       client_.Eval(redis_scripts::OutputRecord(),
-                   {layout::RunKey(options_.key_prefix, run.id())}, {bit});
+                   {layout::RunKey(options_.key_prefix, run.id())},
+                   {bit, TokenHash(run_token)});
   if (!reply.ok()) return reply.status();
   ReplyReader r(*reply, client_, "output_record");
   if (r.Head() == "NOTFOUND") return RunGone(run);
+  if (r.Head() == "DENIED") return TokenMismatchError();
   const bool read_only = r.Integer(1) == 1;
   if (r.Head() != "OK" || !r.ok()) return r.Unexpected();
   return read_only;

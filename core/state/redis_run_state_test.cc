@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -13,6 +15,7 @@
 #include "core/run/run_registry.h"
 #include "core/state/redis_layout.h"
 #include "core/state/redis_run_state.h"
+#include "core/util/ids.h"
 #include "gtest/gtest.h"
 #include "tests/testing/redis_server.h"
 
@@ -91,13 +94,13 @@ TEST_F(RedisRunStateTest, OneRoundTripPerDecision) {
   Start();
   // Loaded once, so the count below is the steady state.
   ASSERT_TRUE(store_->CommitCall(*run_, Plan(true)).ok());
-  ASSERT_TRUE(store_->RecordOutput(*run_, output::OutputVerdict::kValid).ok());
+  ASSERT_TRUE(store_->RecordOutput(*run_, "", output::OutputVerdict::kValid).ok());
   ASSERT_TRUE(store_->Reset(*run_).ok());
   redis_->Cli({"CONFIG", "RESETSTAT"});
   for (int i = 0; i < 100; ++i) {
     ASSERT_TRUE(store_->CommitCall(*run_, Plan(i % 3 != 0, 1000)).ok());
     ASSERT_TRUE(
-        store_->RecordOutput(*run_, output::OutputVerdict::kValid).ok());
+        store_->RecordOutput(*run_, "", output::OutputVerdict::kValid).ok());
     if (i % 10 == 9) ASSERT_TRUE(store_->Reset(*run_).ok());
   }
   EXPECT_EQ(Calls("evalsha"), 210);
@@ -112,7 +115,7 @@ TEST_F(RedisRunStateTest, LostRunIsNotFoundNeverAFreshOne) {
   EXPECT_EQ(store_->CommitCall(*run_, Plan(true)).status().code(),
             absl::StatusCode::kNotFound);
   EXPECT_EQ(
-      store_->RecordOutput(*run_, output::OutputVerdict::kValid).status().code(),
+      store_->RecordOutput(*run_, "", output::OutputVerdict::kValid).status().code(),
       absl::StatusCode::kNotFound);
   EXPECT_EQ(store_->Reset(*run_).code(), absl::StatusCode::kNotFound);
 }
@@ -183,6 +186,26 @@ TEST_F(RedisRunStateTest, NewApprovalTakesThreeRoundTripsItsRetryOne) {
   EXPECT_EQ(Calls("evalsha"), 3);
   EXPECT_EQ(store_->CommitCall(*run_, ask)->approval_id, id);
   EXPECT_EQ(Calls("evalsha"), 4);
+}
+
+// A run resolved from a replica's copy (RunDirectory::AuthorizeAtCommit)
+// is authorized by its commit: a wrong token changes nothing.
+TEST_F(RedisRunStateTest, TheCommitChecksTheToken) {
+  Start();
+  const std::string key = redis_layout::RunKey("toolgate:", run_->id());
+  redis_->Cli({"HSET", key, "tok", absl::BytesToHexString(Sha256("secret"))});
+  CallPlan plan = Plan(false);
+  plan.run_token = "wrong";
+  EXPECT_EQ(store_->CommitCall(*run_, plan).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(store_->RecordOutput(*run_, "wrong", output::OutputVerdict::kInvalid)
+                .status()
+                .code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(redis_->Cli({"HGET", key, "rej"}), "");
+  EXPECT_EQ(redis_->Cli({"HGET", key, "ks_inv"}), "");
+  plan.run_token = "secret";
+  EXPECT_EQ(store_->CommitCall(*run_, plan)->loop.attempt, 1);
 }
 
 }  // namespace

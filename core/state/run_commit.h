@@ -39,6 +39,9 @@ namespace toolgate {
 namespace state {
 
 struct CallPlan {
+  // The run_token the call presented: a store that resolved the run
+  // without checking it (RunDirectory::AuthorizeAtCommit) checks it here.
+  std::string run_token;
   // Allowable(gate) after every stage that needs no run state.
   bool allowable = false;
   // A REJECT of this turn counts toward the breaker: a violation other than

@@ -230,9 +230,9 @@ TEST_P(RunStateContract, KillSwitchVetoesWritesUntilReset) {
   CallPlan read = Allowable();
   CallPlan write = Allowable();
   write.has_write = true;
-  EXPECT_EQ(*store_->RecordOutput(*run_, output::OutputVerdict::kInvalid),
+  EXPECT_EQ(*store_->RecordOutput(*run_, "", output::OutputVerdict::kInvalid),
             false);
-  EXPECT_EQ(*store_->RecordOutput(*run_, output::OutputVerdict::kInvalid),
+  EXPECT_EQ(*store_->RecordOutput(*run_, "", output::OutputVerdict::kInvalid),
             true);
   CallOutcome vetoed = Commit(Charged(5, write));
   EXPECT_TRUE(vetoed.read_only);

@@ -42,8 +42,9 @@ class RunStateStore {
                           const CallOutcome& outcome) = 0;
 
   // Records a tool output's verdict in the run's kill-switch window;
-  // returns whether the run is read-only now.
+  // returns whether the run is read-only now. `run_token` as in CallPlan.
   virtual absl::StatusOr<bool> RecordOutput(Run& run,
+                                            absl::string_view run_token,
                                             output::OutputVerdict verdict) = 0;
 
   // Closes the breaker and clears the kill switch (budgets are kept).
