@@ -9,6 +9,7 @@
 #include "core/redis/address.h"
 #include "core/state/redis_run_directory.h"
 #include "core/state/redis_run_state.h"
+#include "core/state/redis_snapshot_backing.h"
 #include "core/util/secret_file.h"
 #include "core/util/tls_files.h"
 #include "prometheus/counter.h"
@@ -25,7 +26,9 @@ constexpr const char* kOperations[] = {
     "approval_admit", "approval_unadmit", "approval_decide", "approval_ids",
     "approval_runs",  "approval_list",    "approval_load",   "approval_index",
     "approval_tenant_done", "run_open",   "run_discard",     "run_load",
-    "run_lease",      "run_close",        "ping",            "other"};
+    "run_lease",      "run_close",        "snap_publish",    "snap_name",
+    "snap_fetch",     "snap_delete",      "snap_list",       "ping",
+    "other"};
 constexpr std::array<const char*, 4> kResults = {"ok", "error", "timeout",
                                                  "unavailable"};
 
@@ -103,6 +106,9 @@ state::SharedStateFactory StateStore::Factory() {
     approvals.max_pending_per_run = engine_.max_pending_approvals_per_run;
     approvals.max_pending_per_tenant = engine_.max_pending_approvals_per_tenant;
     state::SharedState shared;
+    shared.snapshots = std::make_unique<state::RedisSnapshotBacking>(
+        *client_, options_.key_prefix);
+    snapshots.SetBacking(shared.snapshots.get());
     shared.runs = std::make_unique<state::RedisRunDirectory>(
         *client_, runs,
         [&snapshots](absl::string_view id) { return snapshots.Get(id); });

@@ -10,6 +10,7 @@
 
 #include "core/run/run_directory.h"
 #include "core/snapshot/snapshot.h"
+#include "core/snapshot/snapshot_backing.h"
 #include "core/state/approval_ledger.h"
 #include "core/state/run_state_store.h"
 
@@ -17,6 +18,8 @@ namespace toolgate {
 namespace state {
 
 struct SharedState {
+  // Set on the engine's SnapshotStore by the factory (SetBacking).
+  std::unique_ptr<SnapshotBacking> snapshots;
   std::unique_ptr<RunDirectory> runs;
   std::unique_ptr<RunStateStore> run_state;
   std::unique_ptr<ApprovalLedger> approvals;
