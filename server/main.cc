@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
@@ -38,6 +39,7 @@
 #include "server/otlp_exporter.h"
 #include "server/raw_service.h"
 #include "server/service.h"
+#include "server/state_store.h"
 
 namespace toolgate {
 namespace server {
@@ -62,6 +64,7 @@ struct Running {
   AuditLog *audit;  // May be null.
   grpc::Server *server;
   grpc::Server *health_server;  // May be null (no --health_listen).
+  std::atomic<bool> *draining;   // Set first thing when draining.
 };
 
 // Announce the drain, keep answering for the notice period, then stop
@@ -74,6 +77,7 @@ struct Running {
 // clients that watch health move away.
 void Drain(const Running &r, int sig) {
   std::cerr << "toolgate: signal " << sig << ", draining\n";
+  r.draining->store(true);
   r.server->GetHealthCheckService()->SetServingStatus(false);
   if (r.health_server != nullptr) {
     r.health_server->GetHealthCheckService()->SetServingStatus(false);
@@ -226,8 +230,16 @@ int Serve(const ServerOptions &options) {
     if (!opened.ok()) return Fail(opened.status());
     audit = *std::move(opened);
   }
+  absl::StatusOr<std::unique_ptr<StateStore>> store =
+      StateStore::Open(options.state_store, options.engine);
+  if (!store.ok()) return Fail(store.status());
+  if (*store != nullptr) {
+    std::cerr << "toolgate: runs and approvals in " << (*store)->name()
+              << "\n";
+  }
   Engine engine(options.engine,
-                audit ? AuditLog::SinkFor(audit.get()) : nullptr);
+                audit ? AuditLog::SinkFor(audit.get()) : nullptr, nullptr,
+                *store != nullptr ? (*store)->Factory() : nullptr);
   if (auto s = LoadManifests(&engine, options.manifests_dir, std::cerr);
       !s.ok()) {
     return Fail(s);
@@ -247,6 +259,7 @@ int Serve(const ServerOptions &options) {
     if (!served.ok()) return Fail(served.status());
     metrics = *std::move(served);
     metrics->set_tracer(tracer->get());
+    if (*store != nullptr) (*store)->CountIn(metrics->registry());
     std::cerr << "toolgate: metrics on " << options.metrics_listen << "\n";
   }
   // Parses requests itself: an unparsable one is INVALID_ARGUMENT naming
@@ -270,8 +283,15 @@ int Serve(const ServerOptions &options) {
     health = StartHealthOnly(options.health_listen, &unimplemented);
     if (health == nullptr) return 1;
   }
-  std::thread signals(HandleSignals, Running{&options, &engine, audit.get(),
-                                             server.get(), health.get()});
+  std::atomic<bool> draining{false};
+  std::thread signals(HandleSignals,
+                      Running{&options, &engine, audit.get(), server.get(),
+                              health.get(), &draining});
+  std::unique_ptr<StoreHealth> store_health;
+  if (*store != nullptr) {
+    store_health = std::make_unique<StoreHealth>(store->get(), server.get(),
+                                                 &draining);
+  }
   // Idle runs are refused from the moment they expire; this frees them
   // (and unpins their snapshots) even when no OpenRun comes to sweep.
   // std:: primitives, not absl::Notification: TSan follows pthread's
@@ -300,6 +320,7 @@ int Serve(const ServerOptions &options) {
   sweep_cv.notify_all();
   sweeper.join();
   signals.join();
+  store_health.reset();
   if (audit != nullptr) audit->Close();
   std::cerr << "toolgate: stopped\n";
   return 0;

@@ -139,6 +139,9 @@ class ServerMetrics {
   // Before serving; not owned.
   void set_tracer(const trace::Tracer* tracer) { scraped_->set_tracer(tracer); }
 
+  // Where other components register their families (before serving).
+  prometheus::Registry& registry() { return *registry_; }
+
   // How many run ids the kill-switch set holds (tests check it is bounded).
   size_t read_only_runs_held() const;
 

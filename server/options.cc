@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "core/redis/address.h"
 
 namespace toolgate {
 namespace server {
@@ -19,6 +20,13 @@ using Setter = std::function<absl::Status(const std::string&, ServerOptions*)>;
 Setter Text(std::string ServerOptions::*field) {
   return [field](const std::string& v, ServerOptions* o) {
     o->*field = v;
+    return absl::OkStatus();
+  };
+}
+
+Setter Text(std::function<std::string*(ServerOptions*)> field) {
+  return [field](const std::string& v, ServerOptions* o) {
+    *field(o) = v;
     return absl::OkStatus();
   };
 }
@@ -200,6 +208,37 @@ const std::map<std::string, Setter>& Setters() {
       {"shutdown_grace_seconds",
        Number<int>([](ServerOptions* o) { return &o->shutdown_grace_seconds; },
                    0, 3600)},
+      {"state_store",
+       [](const std::string& v, ServerOptions* o) {
+         if (v != "memory") {
+           if (auto address = redis::ParseAddress(v); !address.ok()) {
+             return address.status();
+           }
+         }
+         o->state_store.url = v;
+         return absl::OkStatus();
+       }},
+      {"state_store_password_file",
+       Text([](ServerOptions* o) { return &o->state_store.password_file; })},
+      {"state_store_ca_file",
+       Text([](ServerOptions* o) { return &o->state_store.ca_file; })},
+      {"state_store_cert_file",
+       Text([](ServerOptions* o) { return &o->state_store.cert_file; })},
+      {"state_store_key_file",
+       Text([](ServerOptions* o) { return &o->state_store.key_file; })},
+      {"state_store_timeout_ms",
+       Number<int>([](ServerOptions* o) { return &o->state_store.timeout_ms; },
+                   1, 60000)},
+      {"state_store_key_prefix",
+       [](const std::string& v, ServerOptions* o) {
+         if (v.size() > 128 || v.find_first_of(" \t\r\n{}") != v.npos) {
+           return absl::InvalidArgumentError(
+               "expected at most 128 bytes without spaces or braces (braces "
+               "would change Redis Cluster's hash slots)");
+         }
+         o->state_store.key_prefix = v;
+         return absl::OkStatus();
+       }},
       {"drain_notice_ms",
        Number<int>([](ServerOptions* o) { return &o->drain_notice_ms; }, 0,
                    3600 * 1000)},
@@ -223,6 +262,19 @@ absl::Status CheckTlsFlags(const ServerOptions& o) {
   if (!o.approver_identities.empty() && o.tls_client_ca_file.empty()) {
     return absl::InvalidArgumentError(
         "--approver_identities needs --tls_client_ca_file (mTLS)");
+  }
+  const StateStoreOptions& store = o.state_store;
+  if (store.url == "memory" &&
+      (!store.password_file.empty() || !store.ca_file.empty() ||
+       !store.cert_file.empty() || !store.key_file.empty())) {
+    return absl::InvalidArgumentError(
+        "--state_store_password_file, --state_store_ca_file, "
+        "--state_store_cert_file and --state_store_key_file need "
+        "--state_store=redis://..., rediss://... or unix://...");
+  }
+  if (store.cert_file.empty() != store.key_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--state_store_cert_file and --state_store_key_file come together");
   }
   if (o.otlp_endpoint.empty() && !o.otlp_ca_file.empty()) {
     return absl::InvalidArgumentError("--otlp_ca_file needs --otlp_endpoint");
@@ -325,7 +377,15 @@ std::string ServerUsage() {
          "                [--approver_identities ID[,ID...]]\n"
          "                [--health_listen HOST:PORT]\n"
          "                [--otlp_endpoint HOST:PORT [--otlp_ca_file PEM]\n"
-         "                 [--trace_sample_ratio R] [--otlp_timeout_ms N]]\n";
+         "                 [--trace_sample_ratio R] [--otlp_timeout_ms N]]\n"
+         "                [--state_store memory|redis://[USER@]HOST:PORT[/DB]|"
+         "rediss://...|unix:///PATH\n"
+         "                 [--state_store_password_file PATH]\n"
+         "                 [--state_store_ca_file PEM]\n"
+         "                 [--state_store_cert_file PEM "
+         "--state_store_key_file PEM]\n"
+         "                 [--state_store_timeout_ms N] "
+         "[--state_store_key_prefix P]]\n";
 }
 
 }  // namespace server

@@ -13,6 +13,17 @@
 namespace toolgate {
 namespace server {
 
+// --state_store and its companions (docs/state.md).
+struct StateStoreOptions {
+  std::string url = "memory";  // memory | redis:// | rediss:// | unix://
+  std::string password_file;
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
+  int timeout_ms = 50;
+  std::string key_prefix = "toolgate:";
+};
+
 struct ServerOptions {
   std::string listen = "127.0.0.1:50051";  // host:port or unix:PATH.
   std::string manifests_dir;               // Empty: the embedded examples.
@@ -38,6 +49,7 @@ struct ServerOptions {
   // A second, plaintext listener serving only grpc.health.v1.Health, for
   // probes that cannot speak TLS (Kubernetes `grpc:` probes). Empty: none.
   std::string health_listen;
+  StateStoreOptions state_store;
   // Tracing (docs/operating.md "Tracing"): spans over OTLP/gRPC to this
   // HOST:PORT; empty: off (nothing traced or timed).
   std::string otlp_endpoint;

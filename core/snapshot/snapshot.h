@@ -23,12 +23,15 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "core/manifest/manifest.h"
 #include "core/schema/schema.h"
 #include "core/snapshot/tool_schema.h"
 #include "core/util/cancel.h"
 
 namespace toolgate {
+
+class SnapshotBacking;  // snapshot_backing.h
 
 struct CompiledTool {
   // The tool as declared, except its schema documents (input_schema,
@@ -196,6 +199,20 @@ class SnapshotStore {
   explicit SnapshotStore(SnapshotStoreOptions options = {})
       : options_(options) {}
 
+  // Shares snapshots and names with other replicas through `backing`
+  // (snapshot_backing.h; it must outlive the store). Set it before any
+  // other call; null (the default) keeps everything in this process.
+  // With a backing: Create publishes the manifest and binds its name in
+  // the backing (which checks the name rules atomically); names always
+  // resolve there, so a re-pointed name never resolves from a local copy;
+  // Get of an id not held here fetches its manifest, compiles it (once
+  // per id at a time) and keeps it; an id held here is served from here
+  // even if deleted elsewhere meanwhile (content-addressed: it is still
+  // exactly that manifest). Local entries are then a cache: any unpinned
+  // one may be evicted. Pins stay local (cross-replica pins are out of
+  // scope: Delete on one replica does not see runs open on another).
+  void SetBacking(SnapshotBacking* backing) { backing_ = backing; }
+
   // Parses, compiles and stores a manifest; an identical manifest returns
   // the snapshot already held. A non-empty `name` is bound to it under
   // `rule`, and only after every other check passed: a name held by
@@ -283,8 +300,33 @@ class SnapshotStore {
       std::shared_ptr<const Snapshot> snapshot, size_t bytes,
       absl::string_view name, NameRule rule) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // With a backing (snapshot_store_shared.cc).
+  absl::StatusOr<std::shared_ptr<const Snapshot>> CreateShared(
+      absl::string_view manifest_json, ManifestFormat format,
+      Manifest manifest, const std::string& id, absl::string_view name,
+      NameRule rule, const CancelToken* cancel);
+  absl::StatusOr<std::shared_ptr<const Snapshot>> GetShared(
+      absl::string_view id);
+  absl::StatusOr<std::shared_ptr<const Snapshot>> FetchAndCompile(
+      const std::string& id);
+  absl::Status DeleteShared(absl::string_view id);
+  std::vector<std::shared_ptr<const Snapshot>> ListShared(
+      absl::string_view after_id, size_t max);
+  static absl::Status PinnedError(absl::string_view id, size_t pins);
+  // The local entry of `id` (touched), or null.
+  std::shared_ptr<const Snapshot> Held(absl::string_view id) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // One fetch-and-compile of an id in progress; later callers wait on it.
+  struct Flight {
+    absl::Notification done;
+    absl::StatusOr<std::shared_ptr<const Snapshot>> result;
+  };
+
   const SnapshotStoreOptions options_;
+  SnapshotBacking* backing_ = nullptr;  // Set before use: read unlocked.
   mutable absl::Mutex mu_;
+  std::map<std::string, std::shared_ptr<Flight>, std::less<>> flights_
+      ABSL_GUARDED_BY(mu_);
   EntryMap by_id_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, NameBinding, std::less<>> names_ ABSL_GUARDED_BY(mu_);
   size_t bytes_ ABSL_GUARDED_BY(mu_) = 0;

@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/snapshot/snapshot.h"
+#include "core/snapshot/snapshot_backing.h"
 #include "core/util/ids.h"
 
 namespace toolgate {
@@ -18,6 +19,32 @@ NameRule Stronger(NameRule a, NameRule b) {
 
 }  // namespace
 
+absl::Status NameLoadedError(absl::string_view name) {
+  return absl::FailedPreconditionError(
+      absl::StrCat("snapshot name \"", name,
+                   "\" is loaded from --manifests and "
+                   "changes only when the server reloads them"));
+}
+
+absl::Status NameBoundError(absl::string_view name,
+                            absl::string_view bound_id) {
+  return absl::PermissionDeniedError(
+      absl::StrCat("snapshot name \"", name, "\" is bound to ", bound_id,
+                   "; re-binding a name needs the admin role"));
+}
+
+absl::Status SnapshotLoadedError(absl::string_view id,
+                                 absl::string_view loaded_name) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "snapshot ", id, " is loaded from --manifests as \"", loaded_name,
+      "\"; it changes only when the server reloads them"));
+}
+
+absl::Status SnapshotStore::PinnedError(absl::string_view id, size_t pins) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "snapshot ", id, " is pinned by ", pins, " open run(s); close them first"));
+}
+
 absl::Status SnapshotStore::CheckName(absl::string_view name,
                                       const std::string& id,
                                       NameRule rule) const {
@@ -26,16 +53,9 @@ absl::Status SnapshotStore::CheckName(absl::string_view name,
   if (it == names_.end() || it->second.id == id) return absl::OkStatus();
   const NameBinding& bound = it->second;
   if (bound.rule == NameRule::kLoad && rule != NameRule::kLoad) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("snapshot name \"", name,
-                     "\" is loaded from --manifests and "
-                     "changes only when the server reloads them"));
+    return NameLoadedError(name);
   }
-  if (rule == NameRule::kClaim) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("snapshot name \"", name, "\" is bound to ", bound.id,
-                     "; re-binding a name needs the admin role"));
-  }
+  if (rule == NameRule::kClaim) return NameBoundError(name, bound.id);
   return absl::OkStatus();
 }
 
@@ -151,6 +171,10 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Create(
       ParseManifest(manifest_json, format, options_.limits);
   if (!manifest.ok()) return manifest.status();
   const std::string id = ManifestId(*manifest);
+  if (backing_ != nullptr) {
+    return CreateShared(manifest_json, format, *std::move(manifest), id, name,
+                        rule, cancel);
+  }
   {
     absl::MutexLock lock(&mu_);
     auto it = by_id_.find(id);
@@ -172,8 +196,13 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Create(
   return Insert(*std::move(snapshot), bytes, name, rule);
 }
 
+// With a backing, a lookup may fill the cache: logically const. The
+// const_cast is sound: only a non-const store can have had SetBacking.
 absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Get(
     absl::string_view id) const {
+  if (backing_ != nullptr) {
+    return const_cast<SnapshotStore*>(this)->GetShared(id);
+  }
   absl::MutexLock lock(&mu_);
   auto it = by_id_.find(id);
   if (it == by_id_.end()) {
@@ -185,6 +214,11 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::Get(
 
 absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::GetByName(
     absl::string_view name) const {
+  if (backing_ != nullptr) {  // Never from a local copy of the name.
+    absl::StatusOr<std::string> id = backing_->ResolveName(name);
+    if (!id.ok()) return id.status();
+    return const_cast<SnapshotStore*>(this)->GetShared(*id);
+  }
   absl::MutexLock lock(&mu_);
   auto it = names_.find(name);
   if (it == names_.end()) {
@@ -197,17 +231,14 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::GetByName(
 }
 
 absl::Status SnapshotStore::Delete(absl::string_view id) {
+  if (backing_ != nullptr) return DeleteShared(id);
   absl::MutexLock lock(&mu_);
   auto it = by_id_.find(id);
   if (it == by_id_.end()) {
     return absl::NotFoundError(absl::StrCat("no snapshot \"", id, "\""));
   }
   const Entry& entry = it->second;
-  if (entry.pins > 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("snapshot ", id, " is pinned by ", entry.pins,
-                     " open run(s); close them first"));
-  }
+  if (entry.pins > 0) return PinnedError(id, entry.pins);
   if (entry.loaded_names > 0) {
     // A loop, not a lambda: clang's thread-safety analysis sees mu_ held
     // here but not inside a lambda.
@@ -218,9 +249,7 @@ absl::Status SnapshotStore::Delete(absl::string_view id) {
         break;
       }
     }
-    return absl::FailedPreconditionError(absl::StrCat(
-        "snapshot ", id, " is loaded from --manifests as \"", loaded,
-        "\"; it changes only when the server reloads them"));
+    return SnapshotLoadedError(id, loaded);
   }
   Erase(it);
   return absl::OkStatus();
@@ -264,6 +293,9 @@ uint64_t SnapshotStore::evicted() const {
 
 std::vector<std::shared_ptr<const Snapshot>> SnapshotStore::ListAfter(
     absl::string_view after_id, size_t max) const {
+  if (backing_ != nullptr) {
+    return const_cast<SnapshotStore*>(this)->ListShared(after_id, max);
+  }
   absl::MutexLock lock(&mu_);
   std::vector<std::shared_ptr<const Snapshot>> out;
   auto it = after_id.empty() ? by_id_.begin() : by_id_.upper_bound(after_id);

@@ -19,6 +19,11 @@
 //   P{c}:apr:tenant:<t> zset   the tenant's pending approval ids by expiry
 //   P{c}:apr:all        zset   every approval held, by when it may go
 //   P:events            pub/sub an approval id, published when decided
+//   P{c}:snap:<sid>     hash   one snapshot's manifest (kSnapshot* fields)
+//   P{c}:snaps          zset   every stored snapshot id, score 0 (listed
+//                              in id order by ZRANGEBYLEX)
+//   P{c}:names          hash   snapshot name -> "<claim|rebind|load>:<sid>"
+//                              (the NameRule that bound it, and the id)
 //
 // Times are the Redis server's (TIME), in milliseconds, so that replicas
 // with skewed clocks agree on every expiry.
@@ -63,6 +68,24 @@ inline std::string ApprovalIndexKey(absl::string_view prefix,
                                     absl::string_view approval) {
   return absl::StrCat(prefix, "{c}:apri:", approval);
 }
+
+// The snapshot catalogue (core/snapshot/snapshot_backing.h), all under
+// {c} so that one script can change a snapshot and its names together.
+inline std::string SnapshotKey(absl::string_view prefix,
+                               absl::string_view snapshot) {
+  return absl::StrCat(prefix, "{c}:snap:", snapshot);
+}
+inline std::string SnapshotsKey(absl::string_view prefix) {
+  return absl::StrCat(prefix, "{c}:snaps");
+}
+inline std::string SnapshotNamesKey(absl::string_view prefix) {
+  return absl::StrCat(prefix, "{c}:names");
+}
+// Fields of P{c}:snap:<sid>, written once when the id is first stored.
+inline constexpr char kSnapshotManifest[] = "manifest";  // As submitted.
+inline constexpr char kSnapshotFormat[] = "format";  // ManifestFormat, int.
+inline constexpr char kSnapshotName[] = "name";      // The first name.
+inline constexpr char kSnapshotSize[] = "size";      // Manifest bytes.
 
 // Fields of P{R}:run written at OpenRun, never changed.
 inline constexpr char kToken[] = "tok";        // SHA-256 hex of the token.

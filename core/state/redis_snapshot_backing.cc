@@ -1,0 +1,214 @@
+#include "core/state/redis_snapshot_backing.h"
+
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "core/state/redis_layout.h"
+#include "core/state/redis_reply.h"
+
+namespace toolgate {
+namespace state {
+namespace {
+
+// KEYS: 1 the snapshot, 2 all ids, 3 names. ARGV: 1 id, 2 manifest,
+// 3 format, 4 name ("" = none), 5 size, 6 rule (claim|rebind|load).
+// The name rules of SnapshotStore::CheckName/BindName: a name bound to
+// another id is refused when loaded (unless `load`), or under `claim`;
+// bound again to its own id it keeps the stronger rule. Only then writes:
+// the manifest if the id is new, and the name.
+constexpr char kSnapPublish[] = R"lua(#!lua
+local id, name, rule = ARGV[1], ARGV[4], ARGV[6]
+local strength = {claim = 1, rebind = 2, load = 3}
+local keep = rule
+if name ~= '' then
+  local cur = redis.call('HGET', KEYS[3], name)
+  if cur then
+    local r, bound = string.match(cur, '^(%a+):(.*)$')
+    if not r or not strength[r] then
+      return redis.error_reply('malformed name binding ' .. name)
+    end
+    if bound ~= id then
+      if r == 'load' and rule ~= 'load' then return {'LOADED'} end
+      if rule == 'claim' then return {'BOUND', bound} end
+    elseif strength[r] > strength[rule] then
+      keep = r
+    end
+  end
+end
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('HSET', KEYS[1], 'manifest', ARGV[2], 'format', ARGV[3],
+             'name', name, 'size', ARGV[5])
+  redis.call('ZADD', KEYS[2], 0, id)
+end
+if name ~= '' then redis.call('HSET', KEYS[3], name, keep .. ':' .. id) end
+return {'OK', redis.call('HGET', KEYS[1], 'name')}
+)lua";
+
+// KEYS as kSnapPublish; ARGV: 1 id. Refuses while a loaded name points at
+// the id, else removes it with every name pointing at it. Names are found
+// by a scan of the names hash: deletes are rare admin calls, and a
+// reverse index would be one more key each rebind must keep right.
+constexpr char kSnapDelete[] = R"lua(#!lua
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOTFOUND'} end
+local all = redis.call('HGETALL', KEYS[3])
+local drop = {}
+for i = 1, #all, 2 do
+  local r, bound = string.match(all[i + 1], '^(%a+):(.*)$')
+  if bound == ARGV[1] then
+    if r == 'load' then return {'LOADED', all[i]} end
+    drop[#drop + 1] = all[i]
+  end
+end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+for _, n in ipairs(drop) do redis.call('HDEL', KEYS[3], n) end
+return {'OK'}
+)lua";
+
+const redis::Script& SnapPublish() {
+  static const redis::Script* script =
+      new redis::Script("snap_publish", kSnapPublish);
+  return *script;
+}
+
+const redis::Script& SnapDelete() {
+  static const redis::Script* script =
+      new redis::Script("snap_delete", kSnapDelete);
+  return *script;
+}
+
+const char* RuleWord(NameRule rule) {
+  switch (rule) {
+    case NameRule::kClaim:
+      return "claim";
+    case NameRule::kRebind:
+      return "rebind";
+    case NameRule::kLoad:
+      return "load";
+  }
+  return "claim";
+}
+
+}  // namespace
+
+std::vector<std::string> RedisSnapshotBacking::Keys(
+    absl::string_view id) const {
+  return {redis_layout::SnapshotKey(prefix_, id),
+          redis_layout::SnapshotsKey(prefix_),
+          redis_layout::SnapshotNamesKey(prefix_)};
+}
+
+absl::Status RedisSnapshotBacking::Unexpected(
+    absl::string_view operation) const {
+  return absl::UnavailableError(absl::StrCat(
+      client_.name(), ": unexpected reply to ", operation));
+}
+
+absl::StatusOr<std::string> RedisSnapshotBacking::Publish(
+    absl::string_view id, const StoredManifest& manifest, NameRule rule) {
+  const std::string args[] = {
+      std::string(id), manifest.manifest,
+      absl::StrCat(static_cast<int>(manifest.format)), manifest.name,
+      absl::StrCat(manifest.size), RuleWord(rule)};
+  absl::StatusOr<redis::Reply> reply =
+      client_.Eval(SnapPublish(), Keys(id), args);
+  if (!reply.ok()) return reply.status();
+  ReplyReader r(*reply, client_, "snap_publish");
+  const std::string head = r.Head();
+  if (head == "LOADED") return NameLoadedError(manifest.name);
+  if (head == "BOUND") {
+    const std::string bound = r.String(1);
+    if (r.ok()) return NameBoundError(manifest.name, bound);
+  } else if (head == "OK") {
+    std::string first = r.String(1);
+    if (r.ok()) return first;
+  }
+  return r.Unexpected();
+}
+
+absl::StatusOr<std::string> RedisSnapshotBacking::ResolveName(
+    absl::string_view name) {
+  absl::StatusOr<redis::Reply> reply = client_.Run(
+      "snap_name", {"HGET", redis_layout::SnapshotNamesKey(prefix_),
+                    std::string(name)});
+  if (!reply.ok()) return reply.status();
+  if (reply->type == redis::Reply::Type::kNil) {
+    return absl::NotFoundError(
+        absl::StrCat("no snapshot named \"", name, "\""));
+  }
+  // "<rule>:<id>"; ids contain ':' too, so the first one separates.
+  const size_t colon = reply->str.find(':');
+  if (reply->type != redis::Reply::Type::kString ||
+      colon == std::string::npos) {
+    return Unexpected("snap_name");
+  }
+  return reply->str.substr(colon + 1);
+}
+
+absl::StatusOr<StoredManifest> RedisSnapshotBacking::Fetch(
+    absl::string_view id) {
+  absl::StatusOr<redis::Reply> reply = client_.Run(
+      "snap_fetch",
+      {"HMGET", redis_layout::SnapshotKey(prefix_, id),
+       redis_layout::kSnapshotManifest, redis_layout::kSnapshotFormat,
+       redis_layout::kSnapshotName, redis_layout::kSnapshotSize});
+  if (!reply.ok()) return reply.status();
+  const std::vector<redis::Reply>& e = reply->elements;
+  if (reply->type == redis::Reply::Type::kArray && e.size() == 4 &&
+      e[0].type == redis::Reply::Type::kNil) {
+    return absl::NotFoundError(absl::StrCat("no snapshot \"", id, "\""));
+  }
+  ReplyReader r(*reply, client_, "snap_fetch");
+  StoredManifest stored;
+  stored.manifest = r.String(0);
+  const std::string format = r.String(1);
+  stored.name = r.String(2);
+  const std::string size = r.String(3);
+  int f = -1;
+  if (!r.ok() || !absl::SimpleAtoi(format, &f) || f < 0 ||
+      f > static_cast<int>(ManifestFormat::kMcp) ||
+      !absl::SimpleAtoi(size, &stored.size)) {
+    return r.Unexpected();
+  }
+  stored.format = static_cast<ManifestFormat>(f);
+  return stored;
+}
+
+absl::Status RedisSnapshotBacking::Delete(absl::string_view id) {
+  absl::StatusOr<redis::Reply> reply =
+      client_.Eval(SnapDelete(), Keys(id), {std::string(id)});
+  if (!reply.ok()) return reply.status();
+  ReplyReader r(*reply, client_, "snap_delete");
+  const std::string head = r.Head();
+  if (head == "OK") return absl::OkStatus();
+  if (head == "NOTFOUND") {
+    return absl::NotFoundError(absl::StrCat("no snapshot \"", id, "\""));
+  }
+  if (head == "LOADED") {
+    const std::string name = r.String(1);
+    if (r.ok()) return SnapshotLoadedError(id, name);
+  }
+  return r.Unexpected();
+}
+
+absl::StatusOr<std::vector<std::string>> RedisSnapshotBacking::ListIds(
+    absl::string_view after_id, size_t max) {
+  std::vector<std::string> ids;
+  if (max == 0) return ids;
+  const std::string min =
+      after_id.empty() ? "-" : absl::StrCat("(", after_id);
+  absl::StatusOr<redis::Reply> reply = client_.Run(
+      "snap_list", {"ZRANGEBYLEX", redis_layout::SnapshotsKey(prefix_), min,
+                    "+", "LIMIT", "0", absl::StrCat(max)});
+  if (!reply.ok()) return reply.status();
+  if (reply->type != redis::Reply::Type::kArray) return Unexpected("snap_list");
+  for (const redis::Reply& e : reply->elements) {
+    if (e.type != redis::Reply::Type::kString) return Unexpected("snap_list");
+    ids.push_back(e.str);
+  }
+  return ids;
+}
+
+}  // namespace state
+}  // namespace toolgate
