@@ -6,6 +6,14 @@ certificates and a token), starts the real binary with the container's
 `args` (mount paths moved under a temp dir, ports moved to free ones), and
 asks it for health on the probe port and for the ConfigMap's snapshot on
 the main port (over TLS when the args say so).
+
+shared.yaml keeps its state in the Redis of redis.yaml (issue 26): the
+test renders redis.yaml's config and runs its command with Debian's
+redis-server, checks the probes and settings a user relies on (AOF,
+noeviction, the password from the Secret), and points toolgate's
+--state_store at that Redis. Until the toolgate binary lists
+--state_store in its --help, the --state_store* args are checked
+statically only and left out when it is started.
 """
 import glob
 import os
@@ -13,6 +21,7 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -25,6 +34,18 @@ TMP = os.environ.get("TEST_TMPDIR", "/tmp")
 TOOLGATE = os.path.join(RUNFILES, "server/toolgate")
 TOOLGATECTL = os.path.join(RUNFILES, "client/toolgatectl")
 MANIFESTS = sorted(glob.glob(os.path.join(RUNFILES, "deploy/k8s/*.yaml")))
+K8S = os.path.join(RUNFILES, "deploy/k8s")
+# The manifests that run toolgate (redis.yaml runs its store).
+TOOLGATE_MANIFESTS = [os.path.join(K8S, n)
+                      for n in ("shared.yaml", "sidecar.yaml")]
+REDIS_SERVER = "/usr/bin/redis-server"
+REDIS_CLI = "/usr/bin/redis-cli"
+# What the Secret holds in a test: hex, as redis.yaml asks.
+REDIS_PASSWORD = "0123456789abcdef0123456789abcdef"
+STORE_FLAGS = ("--state_store=", "--state_store_password_file=",
+               "--state_store_ca_file=", "--state_store_cert_file=",
+               "--state_store_key_file=", "--state_store_timeout_ms=",
+               "--state_store_key_prefix=")
 
 
 def free_port():
@@ -48,6 +69,39 @@ def load(path):
         return list(yaml.safe_load_all(f))
 
 
+def by_kind(docs, kind):
+    return [d for d in docs if d and d.get("kind") == kind]
+
+
+def selects(selector, labels):
+    """A label selector with matchLabels only (what these files use)."""
+    self_labels = selector.get("matchLabels", {})
+    return (set(selector) <= {"matchLabels"} and bool(self_labels) and
+            all(labels.get(k) == v for k, v in self_labels.items()))
+
+
+def flag_value(args, name):
+    values = [a.split("=", 1)[1] for a in args
+              if a.startswith("--%s=" % name)]
+    assert len(values) <= 1, (name, values)
+    return values[0] if values else None
+
+
+def bytes_of(size):
+    """Redis ("768mb") and Kubernetes ("1Gi") sizes, in bytes."""
+    m = re.match(r"(\d+)\s*([a-zA-Z]*)$", str(size))
+    unit = {"": 1, "k": 1000, "kb": 1024, "m": 1000 ** 2, "mb": 1024 ** 2,
+            "g": 1000 ** 3, "gb": 1024 ** 3, "ki": 1024, "mi": 1024 ** 2,
+            "gi": 1024 ** 3}[m.group(2).lower()]
+    return int(m.group(1)) * unit
+
+
+def binary_knows_state_store():
+    """Whether this toolgate has the state-store flags (issue 26)."""
+    r = subprocess.run([TOOLGATE, "--help"], capture_output=True, text=True)
+    return "--state_store" in r.stdout + r.stderr
+
+
 def write_volume(path, files):
     """Files laid out as the kubelet does: NAME -> ..data/NAME."""
     os.makedirs(os.path.join(path, "..data"))
@@ -67,7 +121,10 @@ class K8sManifestsTest(unittest.TestCase):
 
     def test_there_are_manifests(self):
         names = [os.path.basename(m) for m in MANIFESTS]
-        self.assertEqual(names, ["shared.yaml", "sidecar.yaml"])
+        self.assertEqual(names, ["redis.yaml", "shared.yaml", "sidecar.yaml"])
+        for path in MANIFESTS:
+            runs_toolgate = any(True for _ in toolgate_containers(load(path)))
+            self.assertEqual(runs_toolgate, path in TOOLGATE_MANIFESTS, path)
 
     def test_yamllint_strict(self):
         try:
@@ -78,7 +135,7 @@ class K8sManifestsTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
     def test_containers_are_hardened_and_probed(self):
-        for path in MANIFESTS:
+        for path in TOOLGATE_MANIFESTS:
             docs = load(path)
             found = 0
             for pod, c in toolgate_containers(docs):
@@ -104,7 +161,7 @@ class K8sManifestsTest(unittest.TestCase):
         """Issue 25, item 12: without one, the agent approved its own calls
         (sidecar) or nobody could; the token is the toolgate container's
         alone."""
-        for path in MANIFESTS:
+        for path in TOOLGATE_MANIFESTS:
             docs = load(path)
             for pod, c in toolgate_containers(docs):
                 with self.subTest(manifest=os.path.basename(path)):
@@ -125,11 +182,207 @@ class K8sManifestsTest(unittest.TestCase):
                             "only toolgate may hold the admin token")
 
     def test_real_binary_serves_with_the_manifest_args(self):
-        for path in MANIFESTS:
+        for path in TOOLGATE_MANIFESTS:
             docs = load(path)
             for pod, c in toolgate_containers(docs):
                 with self.subTest(manifest=os.path.basename(path)):
                     self.serve(docs, pod, c)
+
+    def test_shared_runs_three_replicas_behind_a_pdb(self):
+        docs = load(os.path.join(K8S, "shared.yaml"))
+        (deployment,) = by_kind(docs, "Deployment")
+        self.assertEqual(deployment["spec"]["replicas"], 3)
+        labels = deployment["spec"]["template"]["metadata"]["labels"]
+        self.assertTrue(selects(deployment["spec"]["selector"], labels))
+        pdbs = [p for p in by_kind(docs, "PodDisruptionBudget")
+                if selects(p["spec"]["selector"], labels)]
+        self.assertEqual(len(pdbs), 1, "one PDB over toolgate's pods")
+        self.assertEqual(pdbs[0]["apiVersion"], "policy/v1")
+        spec = pdbs[0]["spec"]
+        if "maxUnavailable" in spec:
+            self.assertEqual(spec["maxUnavailable"], 1)
+        else:
+            self.assertGreaterEqual(spec["minAvailable"], 2)
+            self.assertLess(spec["minAvailable"], 3, "drains never finish")
+
+    def test_shared_keeps_its_state_in_redis_yaml(self):
+        docs = load(os.path.join(K8S, "shared.yaml"))
+        ((pod, c),) = toolgate_containers(docs)
+        redis_docs = load(os.path.join(K8S, "redis.yaml"))
+        (sts,) = by_kind(redis_docs, "StatefulSet")
+        redis_labels = sts["spec"]["template"]["metadata"]["labels"]
+        (redis,) = sts["spec"]["template"]["spec"]["containers"]
+        # Only flags of the issue-26 set, each once.
+        store_args = [a for a in c["args"] if a.startswith("--state_store")]
+        for a in store_args:
+            self.assertTrue(a.startswith(STORE_FLAGS), a)
+            flag_value(c["args"], a[2:].split("=", 1)[0])
+        if binary_knows_state_store():
+            usage = subprocess.run([TOOLGATE, "--help"], capture_output=True,
+                                   text=True).stdout
+            for a in store_args:
+                self.assertIn(a.split("=", 1)[0], usage)
+        # The URL names a Service of redis.yaml that selects its pod, on
+        # the Service's port; no password in it (a user alone is allowed).
+        url = flag_value(c["args"], "state_store")
+        m = re.match(r"redis://(?:([^:@/]+)@)?([a-z0-9-]+):(\d+)(/\d+)?$",
+                     url or "")
+        self.assertIsNotNone(m, url)
+        services = {d["metadata"]["name"]: d
+                    for d in by_kind(redis_docs, "Service")}
+        self.assertIn(m.group(2), services)
+        service = services[m.group(2)]
+        self.assertNotEqual(service["spec"].get("clusterIP"), "None",
+                            "clients need the stable Service address")
+        self.assertTrue(all(redis_labels.get(k) == v for k, v in
+                            service["spec"]["selector"].items()))
+        self.assertIn(int(m.group(3)),
+                      [p["port"] for p in service["spec"]["ports"]])
+        # The password file comes from the Secret redis.yaml reads.
+        (ref,) = [e["valueFrom"]["secretKeyRef"] for e in redis.get("env", [])
+                  if "secretKeyRef" in e.get("valueFrom", {})]
+        password_file = flag_value(c["args"], "state_store_password_file")
+        self.assertIsNotNone(password_file)
+        (mount,) = [v for v in c["volumeMounts"]
+                    if password_file.startswith(v["mountPath"] + "/")]
+        volumes = {v["name"]: v for v in pod["volumes"]}
+        secret = volumes[mount["name"]].get("secret")
+        self.assertIsNotNone(secret, "the password must come from a Secret")
+        self.assertEqual(secret["secretName"], ref["name"])
+        path = password_file[len(mount["mountPath"]) + 1:]
+        items = {i["path"]: i["key"] for i in secret.get("items", [])}
+        self.assertEqual(items.get(path, path), ref["key"])
+        # Only toolgate holds it.
+        for other in pod["containers"]:
+            if other is not c:
+                self.assertNotIn(mount["name"], [
+                    m["name"] for m in other.get("volumeMounts", [])])
+
+    def test_redis_yaml_is_durable_bounded_and_password_protected(self):
+        path = os.path.join(K8S, "redis.yaml")
+        docs = load(path)
+        (sts,) = by_kind(docs, "StatefulSet")
+        self.assertEqual(sts["spec"]["replicas"], 1)
+        pod = sts["spec"]["template"]["spec"]
+        (c,) = pod["containers"]
+        self.assertTrue(c["image"].startswith("redis:7"), c["image"])
+        sc = c["securityContext"]
+        self.assertTrue(sc["runAsNonRoot"])
+        self.assertNotEqual(sc.get("runAsUser", 0), 0)
+        self.assertTrue(sc["readOnlyRootFilesystem"])
+        self.assertFalse(sc["allowPrivilegeEscalation"])
+        self.assertEqual(sc["capabilities"]["drop"], ["ALL"])
+        self.assertIn("cpu", c["resources"]["requests"])
+        config = self.redis_config(docs, c)
+        settings = dict(line.split(None, 1) for line in config.splitlines()
+                        if line.strip() and not line.startswith("#"))
+        self.assertEqual(settings["appendonly"], "yes")
+        self.assertIn(settings["appendfsync"], ("everysec", "always"))
+        self.assertEqual(settings["maxmemory-policy"], "noeviction")
+        self.assertLess(bytes_of(settings["maxmemory"]),
+                        bytes_of(c["resources"]["limits"]["memory"]))
+        # AOF on a volume of the claim template, not in the container.
+        claims = [t["metadata"]["name"]
+                  for t in sts["spec"]["volumeClaimTemplates"]]
+        (data,) = [m for m in c["volumeMounts"] if m["name"] in claims]
+        self.assertEqual(settings["dir"], data["mountPath"])
+        # The password: from a Secret, never a literal in the file, never
+        # in argv (Kubernetes expands $(VAR) in command and args).
+        (ref,) = [e for e in c.get("env", [])
+                  if "secretKeyRef" in e.get("valueFrom", {})]
+        with open(path) as f:
+            text = f.read()
+        for value in re.findall(r"requirepass\s+(\S+)", text):
+            self.assertRegex(value, r"[$%]", "a literal password")
+        argv = " ".join(c.get("command", []) + c.get("args", []))
+        self.assertNotIn("$(" + ref["name"] + ")", argv)
+        self.assertNotIn("--requirepass", argv)
+        self.assertFalse([e for e in c.get("env", []) if "value" in e and
+                          re.search("pass|auth", e["name"], re.I)])
+        # Running it: probes pass with the Secret's password, the settings
+        # are live, the password is not in the process's argv, and a wrong
+        # password gets nothing.
+        server, port, run = self.start_redis(docs)
+        with open("/proc/%d/cmdline" % server.pid, "rb") as f:
+            self.assertNotIn(REDIS_PASSWORD.encode(), f.read())
+        for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+            self.assertEqual(run(c[probe]["exec"]["command"]).returncode, 0,
+                             probe)
+        self.assertNotEqual(
+            run(c["readinessProbe"]["exec"]["command"],
+                password="ffff").returncode, 0)
+        for name, value in (("appendonly", "yes"),
+                            ("maxmemory-policy", "noeviction"),
+                            ("maxmemory", str(bytes_of(settings["maxmemory"])))):
+            r = run([REDIS_CLI, "-h", "127.0.0.1", "config", "get", name])
+            self.assertEqual(r.stdout.split(), [name, value], r.stderr)
+        # A password the config file cannot hold verbatim: refused.
+        bad = self.start_redis(docs, password="not hex", wait=False)
+        self.assertNotEqual(bad.wait(timeout=10), 0)
+
+    def redis_config(self, docs, c):
+        (cm,) = [d for d in by_kind(docs, "ConfigMap")]
+        (name,) = cm["data"]
+        self.assertIn("redis.conf", name)
+        self.assertIn("/" + name, " ".join(c["command"] + c.get("args", [])))
+        return cm["data"][name]
+
+    def start_redis(self, docs, password=REDIS_PASSWORD, wait=True):
+        """redis.yaml's container run here: its config and command, mount
+        paths under a temp dir, a free port, the Secret's password in the
+        env it names. Returns the process, its port and a function that
+        runs a probe-style command against it (or the process only, when
+        not waiting for it)."""
+        if not os.path.exists(REDIS_SERVER):
+            self.fail("redis-server is not installed (scripts/install-deps.sh)")
+        (sts,) = by_kind(docs, "StatefulSet")
+        (c,) = sts["spec"]["template"]["spec"]["containers"]
+        root = tempfile.mkdtemp(dir=TMP)
+        port = free_port()
+
+        def moved(text):
+            for m in c["volumeMounts"]:
+                text = re.sub(r"(?<![\w/.])" + re.escape(m["mountPath"]) +
+                              r"(?=[/\s]|$)", root + m["mountPath"], text,
+                              flags=re.M)
+            return text
+        config = re.sub(r"^port \d+$", "port %d" % port,
+                        self.redis_config(docs, c), flags=re.M)
+        config += "bind 127.0.0.1\n"
+        for m in c["volumeMounts"]:
+            if m["mountPath"] == "/etc/redis":
+                write_volume(root + m["mountPath"],
+                             {"redis.conf": moved(config)})
+            else:
+                os.makedirs(root + m["mountPath"])
+        (ref,) = [e for e in c["env"]
+                  if "secretKeyRef" in e.get("valueFrom", {})]
+        env = dict(os.environ)
+        env[ref["name"]] = password
+        server = subprocess.Popen([moved(a) for a in c["command"] +
+                                   c.get("args", [])], env=env,
+                                  stdout=subprocess.DEVNULL)
+        self.addCleanup(lambda: server.poll() is None and (
+            server.terminate(), server.wait(timeout=30)))
+        if not wait:
+            return server
+
+        def run(command, password=password):
+            env = dict(os.environ)
+            env[ref["name"]] = password
+            command = [a.replace("-h 127.0.0.1", "-h 127.0.0.1 -p %d" % port)
+                       for a in command]
+            if command[0] == REDIS_CLI:
+                command[1:1] = ["-p", str(port)]
+            return subprocess.run(command, env=env, capture_output=True,
+                                  text=True, timeout=30)
+        ready = c["readinessProbe"]["exec"]["command"]
+        for _ in range(100):
+            self.assertIsNone(server.poll(), "redis-server exited")
+            if run(ready).returncode == 0:
+                break
+            time.sleep(0.1)
+        return server, port, run
 
     def volume_files(self, docs, volume, wanted):
         """What the kubelet would mount for `volume`."""
@@ -146,6 +399,8 @@ class K8sManifestsTest(unittest.TestCase):
             if name in by_name:
                 with open(os.path.join(self.certs, by_name[name])) as f:
                     files[name] = f.read()
+            elif name == "password":
+                files[name] = REDIS_PASSWORD
             else:
                 files[name] = "test-admin-token-0123456789\n"
         return files
@@ -153,6 +408,19 @@ class K8sManifestsTest(unittest.TestCase):
     def serve(self, docs, pod, c):
         root = tempfile.mkdtemp(dir=TMP)
         args = list(c["args"])
+        if any(a.startswith("--state_store=redis") for a in args):
+            if binary_knows_state_store():
+                # redis.yaml's Redis, run here, in place of its Service.
+                _, port, _ = self.start_redis(
+                    load(os.path.join(K8S, "redis.yaml")))
+                args = [re.sub(r"^(--state_store=redis://(?:[^@/]+@)?)"
+                               r"[^:/]+:\d+", r"\g<1>127.0.0.1:%d" % port, a)
+                        for a in args]
+            else:
+                print("k8s_test: this toolgate has no --state_store flag "
+                      "yet: starting it without the --state_store* args",
+                      file=sys.stderr)
+                args = [a for a in args if not a.startswith(STORE_FLAGS)]
         volumes = {v["name"]: v for v in pod["volumes"]}
         for mount in c["volumeMounts"]:
             mp = mount["mountPath"]
