@@ -216,13 +216,19 @@ absl::StatusOr<Approval> RedisApprovalLedger::Decide(
           ? std::nullopt
           : ApprovalOf(approval_id, *fields, absl::InfinitePast());
   if (!a.has_value()) return r.Unexpected();
-  // No longer pending for the tenant's cap; if this fails the entry lapses
-  // at the approval's expiry (erring on refusing new requests).
+  // No longer pending for the tenant's cap, and held for the global one
+  // until it may be dropped. If this fails, the tenant's entry lapses at
+  // the approval's expiry and the global one then too (a decided approval
+  // drops out of the global count early; the tenant's errs on refusing).
+  const int64_t keep_until =
+      absl::ToUnixMillis(std::max(a->expires_at, a->decided_at) +
+                         options_.keep_after_expiry);
   client_
-      .Run("approval_tenant_done",
-           {"ZREM",
-            layout::TenantApprovalsKey(prefix, ApprovalTenant(*a)),
-            std::string(approval_id)})
+      .Pipeline("approval_tenant_done",
+                {{"ZREM", layout::TenantApprovalsKey(prefix, ApprovalTenant(*a)),
+                  std::string(approval_id)},
+                 {"ZADD", layout::AllApprovalsKey(prefix), "XX",
+                  absl::StrCat(keep_until), std::string(approval_id)}})
       .IgnoreError();
   return *std::move(a);
 }

@@ -218,8 +218,9 @@ return 'OK'
 )lua";
 
 // KEYS: 1 the tenant's pending approvals (zset by expiry), 2 every
-// approval held (zset by the time it may be dropped), 3 the new id's
-// index entry. ARGV: 1 id, 2 run id, 3 approval TTL ms, 4 keep after
+// approval held (zset by the time it may be dropped: its expiry while it
+// is pending, as a pending approval is dropped at expiry; re-scored when
+// decided), 3 the new id's index entry. ARGV: 1 id, 2 run id, 3 approval TTL ms, 4 keep after
 // expiry ms, 5 tenant cap, 6 global cap.
 constexpr char kApprovalAdmit[] = R"lua(#!lua
 )lua" TG_NOW R"lua(
@@ -232,7 +233,7 @@ if all >= tonumber(ARGV[6]) then return {'CAP_ALL', all} end
 local expires = now + tonumber(ARGV[3])
 local keep = expires + tonumber(ARGV[4])
 redis.call('ZADD', KEYS[1], expires, ARGV[1])
-redis.call('ZADD', KEYS[2], keep, ARGV[1])
+redis.call('ZADD', KEYS[2], expires, ARGV[1])
 redis.call('SET', KEYS[3], ARGV[2], 'PXAT', keep)
 return {'OK', 0}
 )lua";

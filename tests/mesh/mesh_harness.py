@@ -4,6 +4,7 @@ import json
 import os
 import queue
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -30,12 +31,46 @@ from envoy.config.core.v3 import base_pb2  # noqa: E402
 ADMIN_TOKEN = "mesh-tests-admin-token"
 
 
+class RedisServer:
+    """Debian's redis-server on a free loopback port in `directory`."""
+
+    def __init__(self, directory):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        self.port = s.getsockname()[1]
+        s.close()
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+             "--dir", directory, "--appendonly", "yes", "--save", ""],
+            stdout=subprocess.DEVNULL)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise AssertionError("redis-server did not start")
+
+    def stop(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
 class Server:
     """toolgate with an audit log, on 127.0.0.1, with an admin token (which
     approving needs on every listener); rpc() sends it."""
 
     def __init__(self, audit=None, flags=()):
         self.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        self.redis = None
+        flags = list(flags)
+        # The *_redis targets run the same suite with the shared store.
+        if (os.environ.get("TOOLGATE_TEST_STATE_STORE") == "redis" and
+                not any(f.startswith("--state_store=") for f in flags)):
+            self.redis = RedisServer(self.tmp)
+            flags.append("--state_store=redis://127.0.0.1:%d" %
+                         self.redis.port)
         port_file = os.path.join(self.tmp, "port")
         token_file = os.path.join(self.tmp, "admin_token")
         with open(token_file, "w") as f:
@@ -61,6 +96,8 @@ class Server:
         self.channel.close()
         self.proc.send_signal(signal.SIGTERM)
         assert self.proc.wait(timeout=30) == 0, "SIGTERM must exit 0"
+        if self.redis is not None:
+            self.redis.stop()
 
     def rpc(self, method, request, response_type):
         call = self.channel.unary_unary(

@@ -5,10 +5,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <thread>
+
+#include "tests/testing/redis_server.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -46,6 +49,16 @@ ServerProcess::ServerProcess(std::vector<std::string> extra_flags,
                                    "--port_file=" + port_file_,
                                    "--drain_notice_ms=0"};
   args.insert(args.end(), extra_flags.begin(), extra_flags.end());
+  const char* store = std::getenv("TOOLGATE_TEST_STATE_STORE");
+  const bool named = std::any_of(
+      extra_flags.begin(), extra_flags.end(), [](const std::string& f) {
+        return f.rfind("--state_store=", 0) == 0;
+      });
+  if (store != nullptr && std::string(store) == "redis" && !named) {
+    redis_ = std::make_unique<RedisServer>();
+    if (!redis_->started()) return;
+    args.push_back("--state_store=" + redis_->url());
+  }
   int pipe_fds[2] = {-1, -1};
   if (broken_stderr && pipe(pipe_fds) != 0) return;
   pid_ = fork();
@@ -84,7 +97,10 @@ ServerProcess::ServerProcess(std::vector<std::string> extra_flags,
   }
 }
 
-ServerProcess::~ServerProcess() { Stop(); }
+ServerProcess::~ServerProcess() {
+  Stop();
+  redis_.reset();
+}
 
 std::string ServerProcess::address() const {
   return "127.0.0.1:" + std::to_string(port_);

@@ -5,11 +5,14 @@
 
 #include <sys/types.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace toolgate {
 namespace testutil {
+
+class RedisServer;
 
 class ServerProcess {
  public:
@@ -19,6 +22,11 @@ class ServerProcess {
   // write to it fails with EPIPE, as when `--audit_log=-` is piped into a
   // reader that died. With `stderr_path`, the server's stderr goes to that
   // file.
+  //
+  // With TOOLGATE_TEST_STATE_STORE=redis in the environment (the *_redis
+  // test targets set it), the server keeps its state in a redis-server of
+  // its own (started here, AOF on), unless `extra_flags` name a
+  // --state_store: the same suite then runs against both stores.
   explicit ServerProcess(std::vector<std::string> extra_flags = {},
                          bool broken_stderr = false,
                          const std::string& stderr_path = "");
@@ -34,6 +42,7 @@ class ServerProcess {
   bool Alive();
 
  private:
+  std::unique_ptr<RedisServer> redis_;  // Started before, stopped after.
   pid_t pid_ = -1;
   int port_ = 0;
   std::string port_file_;
