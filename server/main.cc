@@ -282,6 +282,9 @@ int Serve(const ServerOptions &options) {
   if (!options.health_listen.empty()) {
     health = StartHealthOnly(options.health_listen, &unimplemented);
     if (health == nullptr) return 1;
+    // Readiness (can this replica decide?) apart from liveness ("").
+    health->GetHealthCheckService()->SetServingStatus(kReadinessService,
+                                                      true);
   }
   std::atomic<bool> draining{false};
   std::thread signals(HandleSignals,
@@ -289,8 +292,8 @@ int Serve(const ServerOptions &options) {
                               health.get(), &draining});
   std::unique_ptr<StoreHealth> store_health;
   if (*store != nullptr) {
-    store_health = std::make_unique<StoreHealth>(store->get(), server.get(),
-                                                 &draining);
+    store_health = std::make_unique<StoreHealth>(
+        store->get(), server.get(), health.get(), &draining);
   }
   // Idle runs are refused from the moment they expire; this frees them
   // (and unpins their snapshots) even when no OpenRun comes to sweep.

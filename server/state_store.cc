@@ -167,8 +167,12 @@ absl::Status StateStore::Ping() {
 }
 
 StoreHealth::StoreHealth(StateStore* store, grpc::Server* server,
+                         grpc::Server* health_server,
                          const std::atomic<bool>* draining)
-    : store_(store), server_(server), draining_(draining) {
+    : store_(store),
+      server_(server),
+      health_server_(health_server),
+      draining_(draining) {
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -191,6 +195,10 @@ void StoreHealth::Loop() {
     const bool up = ping.ok() && !draining_->load();
     if (up != serving && !draining_->load()) {
       server_->GetHealthCheckService()->SetServingStatus(up);
+      if (health_server_ != nullptr) {
+        health_server_->GetHealthCheckService()->SetServingStatus(
+            kReadinessService, up);
+      }
       std::cerr << "toolgate: " << store_->name()
                 << (up ? " answers again: serving\n"
                        : absl::StrCat(" does not answer (", ping.message(),

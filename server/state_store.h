@@ -54,13 +54,20 @@ class StateStore {
   const EngineOptions engine_;
 };
 
-// PINGs the store every second; the main server's serving status follows
+// The service name whose health on --health_listen says whether this
+// replica can decide (its state store answers): Kubernetes' readiness
+// probe asks for it (`grpc: {port, service: toolgate.v1.ToolGate}`), its
+// liveness probe for the server as a whole ("").
+inline constexpr char kReadinessService[] = "toolgate.v1.ToolGate";
+
+// PINGs the store every second; the main server's serving status and
+// kReadinessService's on `health_server` (may be null) follow it
 // (NOT_SERVING after one failed ping, SERVING after the next success),
-// unless `draining` is set (then it stays NOT_SERVING).
+// unless `draining` is set (then they stay NOT_SERVING).
 class StoreHealth {
  public:
   StoreHealth(StateStore* store, grpc::Server* server,
-              const std::atomic<bool>* draining);
+              grpc::Server* health_server, const std::atomic<bool>* draining);
   ~StoreHealth();  // Stops the thread.
 
  private:
@@ -68,6 +75,7 @@ class StoreHealth {
 
   StateStore* const store_;
   grpc::Server* const server_;
+  grpc::Server* const health_server_;
   const std::atomic<bool>* const draining_;
   std::mutex mu_;
   std::condition_variable stop_cv_;

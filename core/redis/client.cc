@@ -37,6 +37,14 @@ Command EvalShaCommand(const Script& script, absl::Span<const std::string> keys,
   return c;
 }
 
+// A store that did not answer in time is, to the caller, a store that is
+// unavailable: DEADLINE_EXCEEDED is what gRPC says of the caller's own
+// deadline, and clients treat UNAVAILABLE as "refused, try again".
+absl::Status AsUnavailable(const absl::Status& status) {
+  if (status.code() != absl::StatusCode::kDeadlineExceeded) return status;
+  return absl::UnavailableError(status.message());
+}
+
 }  // namespace
 
 Script::Script(std::string name, std::string source)
@@ -72,10 +80,14 @@ absl::StatusOr<std::unique_ptr<Connection>> Client::Acquire(
       return absl::DeadlineExceededError(
           absl::StrCat(name_, ": every connection busy past the timeout"));
     }
-    if (!idle_.empty()) {
+    // Connections the store closed while they sat idle (a restart) are
+    // dropped here, so a request is only ever lost to a close that
+    // happens while it is in flight.
+    while (!idle_.empty()) {
       std::unique_ptr<Connection> c = std::move(idle_.back());
       idle_.pop_back();
-      return c;
+      if (!c->Stale()) return c;
+      --open_;
     }
     ++open_;
   }
@@ -131,6 +143,7 @@ absl::StatusOr<std::vector<Reply>> Client::Pipeline(
     }
   }
   Observe(operation, replies.status(), started);
+  if (!replies.ok()) return AsUnavailable(replies.status());
   return replies;
 }
 
@@ -160,6 +173,7 @@ absl::StatusOr<Reply> Client::Eval(const Script& script,
                                      : absl::StatusOr<Reply>(r.status());
   if (out.ok() && out->is_error()) out = ErrorReply(*out);
   Observe(script.name(), out.status(), started);
+  if (!out.ok()) return AsUnavailable(out.status());
   return out;
 }
 

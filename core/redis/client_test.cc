@@ -108,6 +108,20 @@ TEST(Client, NothingListeningIsUnavailable) {
             absl::string_view::npos);
 }
 
+// A restarted store closes every pooled connection; the next request
+// must not be lost to one of them.
+TEST(Client, ARestartedStoreIsReconnectedBeforeTheNextRequest) {
+  RedisServer redis;
+  ASSERT_TRUE(redis.started());
+  std::unique_ptr<Client> c = MustConnect(Options(redis.url()));
+  ASSERT_NE(c, nullptr);
+  ASSERT_TRUE(c->Run("ping", {"PING"}).ok());
+  ASSERT_TRUE(redis.Restart());
+  absl::StatusOr<Reply> r = c->Run("ping", {"PING"});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->str, "PONG");
+}
+
 TEST(Client, AFrozenStoreTimesOutAndRecovers) {
   RedisServer redis;
   ASSERT_TRUE(redis.started());
@@ -116,7 +130,12 @@ TEST(Client, AFrozenStoreTimesOutAndRecovers) {
   redis.Pause();
   const absl::Time start = absl::Now();
   absl::StatusOr<Reply> r = c->Run("ping", {"PING"});
-  EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded);
+  // UNAVAILABLE to the caller (DEADLINE_EXCEEDED is the caller's own
+  // deadline in gRPC), naming the flag that bounds it.
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(r.status().message().find("--state_store_timeout_ms"),
+            absl::string_view::npos)
+      << r.status();
   EXPECT_LT(absl::Now() - start, absl::Seconds(2));
   redis.Resume();
   // The timed-out connection was dropped; the next request gets a clean one.

@@ -70,6 +70,9 @@ class Connection {
   absl::Status Send(absl::Span<const Command> commands, absl::Time deadline);
 
   bool broken() const { return broken_; }
+  // Idle and closed by the store (it restarted, or dropped us): not worth
+  // sending a request on.
+  bool Stale() const { return transport_->PeerClosed(); }
 
  private:
   explicit Connection(std::unique_ptr<Transport> transport);

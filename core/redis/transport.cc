@@ -227,4 +227,12 @@ absl::StatusOr<size_t> Transport::ReadSome(char* buffer, size_t max,
   }
 }
 
+bool Transport::PeerClosed() const {
+  // The raw socket, TLS or not: a TLS record waiting (a session ticket)
+  // reads as data, not as a close.
+  char byte;
+  const ssize_t n = recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
 }  // namespace toolgate::redis

@@ -41,6 +41,10 @@ class Transport {
   absl::StatusOr<size_t> ReadSome(char* buffer, size_t max,
                                   absl::Time deadline);
 
+  // Whether the peer has closed the connection (EOF or reset pending on an
+  // idle socket); does not block or consume anything.
+  bool PeerClosed() const;
+
   // "the state store redis://host:port/0": the start of every message.
   const std::string& name() const { return name_; }
 

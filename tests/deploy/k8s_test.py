@@ -439,9 +439,16 @@ class K8sManifestsTest(unittest.TestCase):
         self.assertIn("listen", ports)
         server = subprocess.Popen([TOOLGATE] + args + ["--drain_notice_ms=0"])
         try:
-            health = [TOOLGATECTL, "--addr",
-                      "127.0.0.1:%d" % ports["health_listen"], "health"]
-            self.assertTrue(self.wait_ok(health, server), "no health")
+            # Each probe as kubelet sends it: the service it names, if any
+            # (readiness: toolgate.v1.ToolGate, which must exist).
+            for probe in ("livenessProbe", "readinessProbe"):
+                health = [TOOLGATECTL, "--addr",
+                          "127.0.0.1:%d" % ports["health_listen"], "health"]
+                service = c[probe]["grpc"].get("service")
+                if service:
+                    health += ["--service", service]
+                self.assertTrue(self.wait_ok(health, server),
+                                "%s not SERVING" % probe)
             main = [TOOLGATECTL, "--addr", "127.0.0.1:%d" % ports["listen"]]
             if any(a.startswith("--tls_cert_file=") for a in args):
                 main += ["--tls_ca_file", os.path.join(self.certs, "ca.crt")]
