@@ -193,7 +193,7 @@ void Refuse(const Answer& a, CheckResponse* response) {
 // The grant ext_proc needs for an allowed call's answer in a run, issued
 // before the decision: a decision is never refused after it spent a
 // budget or an approval. Returns the deny when none could be issued.
-std::optional<Answer> IssueGrant(RunGrants* grants, const Ask& ask,
+std::optional<Answer> IssueGrant(GrantStore* grants, const Ask& ask,
                                  const Json& id, std::string* grant) {
   if (ask.run_id.empty() || ask.body.empty()) return std::nullopt;
   absl::StatusOr<std::string> issued =
@@ -208,7 +208,7 @@ std::optional<Answer> IssueGrant(RunGrants* grants, const Ask& ask,
   return denied;
 }
 
-Answer Decide(Engine* engine, RunGrants* grants, const CheckRequest& request,
+Answer Decide(Engine* engine, GrantStore* grants, const CheckRequest& request,
               Ask& ask, const CancelToken& cancel, std::string* grant) {
   mesh::EngineDecider decider(engine);
   const mesh::McpGate gate(&decider, decider.limits());
@@ -252,7 +252,7 @@ std::optional<trace::RequestTrace> StartCheckTrace(
 
 }  // namespace
 
-CheckResponse DecideCheck(Engine* engine, RunGrants* grants,
+CheckResponse DecideCheck(Engine* engine, GrantStore* grants,
                           const CheckRequest& request,
                           const CancelToken& cancel, MeshOutcome* report,
                           trace::RequestTrace* trace) {

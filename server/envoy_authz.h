@@ -53,7 +53,7 @@ inline constexpr absl::string_view kAuthzSource = "envoy_ext_authz";
 // when toolgate failed (engine or grant). Also the violations, repairs and
 // whether a call opened the run's breaker.
 envoy::service::auth::v3::CheckResponse DecideCheck(
-    Engine* engine, RunGrants* grants,
+    Engine* engine, GrantStore* grants,
     const envoy::service::auth::v3::CheckRequest& request,
     const CancelToken& cancel, MeshOutcome* outcome = nullptr,
     trace::RequestTrace* trace = nullptr);
@@ -63,7 +63,7 @@ class EnvoyAuthzService final
  public:
   // No pointer is owned; all must outlive the service. `metrics` may be
   // null (nothing counted, nothing timed).
-  EnvoyAuthzService(Engine* engine, RunGrants* grants,
+  EnvoyAuthzService(Engine* engine, GrantStore* grants,
                     ServerMetrics* metrics = nullptr,
                     trace::Tracer* tracer = nullptr)
       : engine_(engine), grants_(grants), metrics_(metrics), tracer_(tracer) {}
@@ -75,7 +75,7 @@ class EnvoyAuthzService final
 
  private:
   Engine* const engine_;
-  RunGrants* const grants_;
+  GrantStore* const grants_;
   ServerMetrics* const metrics_;
   trace::Tracer* const tracer_;  // May be null: tracing off.
 };

@@ -295,7 +295,7 @@ namespace {
 class ProcessReactor final
     : public grpc::ServerBidiReactor<ProcessingRequest, ProcessingResponse> {
  public:
-  ProcessReactor(Engine* engine, RunGrants* grants, ServerMetrics* metrics,
+  ProcessReactor(Engine* engine, GrantStore* grants, ServerMetrics* metrics,
                  trace::Tracer* tracer, CallStreams* streams,
                  grpc::CallbackServerContext* context)
       : session_(engine, grants),

@@ -66,7 +66,7 @@ inline constexpr absl::string_view kExtProcSource = "envoy_ext_proc";
 
 class ExtProcSession {
  public:
-  ExtProcSession(Engine* engine, RunGrants* grants)
+  ExtProcSession(Engine* engine, GrantStore* grants)
       : grants_(grants),
         decider_(engine),
         gate_(&decider_, decider_.limits()) {}
@@ -102,7 +102,7 @@ class ExtProcSession {
       envoy::type::v3::StatusCode status = envoy::type::v3::BadGateway);
   Response Refuse(const Json& answer, envoy::type::v3::StatusCode status);
 
-  RunGrants* const grants_;
+  GrantStore* const grants_;
   mesh::EngineDecider decider_;
   const mesh::McpGate gate_;
   Phase phase_ = Phase::kStart;
@@ -125,7 +125,7 @@ class EnvoyExtProcService final
   // `streams` (may be null: no cap) caps the Process streams open at once
   // (--max_ext_proc_streams): past it a stream is RESOURCE_EXHAUSTED before
   // any message is read.
-  EnvoyExtProcService(Engine* engine, RunGrants* grants,
+  EnvoyExtProcService(Engine* engine, GrantStore* grants,
                       ServerMetrics* metrics = nullptr,
                       trace::Tracer* tracer = nullptr,
                       CallStreams* streams = nullptr)
@@ -141,7 +141,7 @@ class EnvoyExtProcService final
 
  private:
   Engine* const engine_;
-  RunGrants* const grants_;
+  GrantStore* const grants_;
   ServerMetrics* const metrics_;
   trace::Tracer* const tracer_;  // May be null: tracing off.
   CallStreams* const streams_;   // May be null: no cap.

@@ -267,12 +267,13 @@ int Serve(const ServerOptions &options) {
   RawToolGateService service(&typed, metrics.get(), &call_streams,
                              tracer->get());
   // Envoy's ext_authz and ext_proc (docs/mesh.md), on the same listener.
-  RunGrants mesh_grants;
-  EnvoyAuthzService envoy_authz(&engine, &mesh_grants, metrics.get(),
+  std::unique_ptr<GrantStore> mesh_grants =
+      *store != nullptr ? (*store)->Grants() : std::make_unique<RunGrants>();
+  EnvoyAuthzService envoy_authz(&engine, mesh_grants.get(), metrics.get(),
                                 tracer->get());
   CallStreams ext_proc_streams(options.max_ext_proc_streams,
                                options.stream_idle_timeout_ms);
-  EnvoyExtProcService envoy_ext_proc(&engine, &mesh_grants, metrics.get(),
+  EnvoyExtProcService envoy_ext_proc(&engine, mesh_grants.get(), metrics.get(),
                                      tracer->get(), &ext_proc_streams);
   std::unique_ptr<grpc::Server> server = Start(
       options, *credentials, &service, {&envoy_authz, &envoy_ext_proc});

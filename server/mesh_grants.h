@@ -34,18 +34,30 @@ struct RunCredential {
   std::string run_token;
 };
 
-class RunGrants {
+// Where grants are kept: this process (RunGrants), or the shared state
+// store (server/redis_grants.h), so that ext_proc may reach another
+// replica than ext_authz did.
+class GrantStore {
+ public:
+  static constexpr absl::Duration kGrantTtl = absl::Seconds(300);
+  virtual ~GrantStore() = default;
+  // A new grant for the run; an error when none could be issued (no random
+  // bytes, a store that does not answer): ext_authz then denies.
+  virtual absl::StatusOr<std::string> Issue(RunCredential credential) = 0;
+  // The credential, once; nullopt for an unknown, used or expired grant,
+  // and when the store cannot answer (ext_proc then withholds the answer).
+  virtual std::optional<RunCredential> Take(absl::string_view grant) = 0;
+};
+
+class RunGrants : public GrantStore {
  public:
   static constexpr size_t kMaxGrants = 65536;
-  static constexpr absl::Duration kGrantTtl = absl::Seconds(300);
 
   // `now` (tests only): the clock.
   explicit RunGrants(std::function<absl::Time()> now = nullptr);
 
-  // A new grant for the run; an error only when no random bytes.
-  absl::StatusOr<std::string> Issue(RunCredential credential);
-  // The credential, once; nullopt for an unknown, used or expired grant.
-  std::optional<RunCredential> Take(absl::string_view grant);
+  absl::StatusOr<std::string> Issue(RunCredential credential) override;
+  std::optional<RunCredential> Take(absl::string_view grant) override;
 
  private:
   struct Entry {

@@ -14,6 +14,7 @@
 #include "core/util/tls_files.h"
 #include "prometheus/counter.h"
 #include "prometheus/histogram.h"
+#include "server/redis_grants.h"
 
 namespace toolgate {
 namespace server {
@@ -27,7 +28,8 @@ constexpr const char* kOperations[] = {
     "approval_runs",  "approval_list",    "approval_load",   "approval_index",
     "approval_tenant_done", "run_open",   "run_discard",     "run_load",
     "run_lease",      "run_close",        "snap_publish",    "snap_name",
-    "snap_fetch",     "snap_delete",      "snap_list",       "ping",
+    "snap_fetch",     "snap_delete",      "snap_list",       "grant_issue",
+    "grant_take",     "ping",
     "other"};
 constexpr std::array<const char*, 4> kResults = {"ok", "error", "timeout",
                                                  "unavailable"};
@@ -118,6 +120,10 @@ state::SharedStateFactory StateStore::Factory() {
         std::make_unique<state::RedisApprovalLedger>(*client_, approvals);
     return shared;
   };
+}
+
+std::unique_ptr<GrantStore> StateStore::Grants() {
+  return std::make_unique<RedisGrants>(*client_, options_.key_prefix);
 }
 
 void StateStore::CountIn(prometheus::Registry& registry) {

@@ -24,6 +24,7 @@
 #include "core/state/shared_state.h"
 #include "grpcpp/server.h"
 #include "prometheus/registry.h"
+#include "server/mesh_grants.h"
 #include "server/options.h"
 
 namespace toolgate {
@@ -39,6 +40,9 @@ class StateStore {
 
   // The Engine's stores over the engine's snapshot store.
   state::SharedStateFactory Factory();
+  // The mesh's grants, in the store (ext_authz and ext_proc may reach
+  // different replicas).
+  std::unique_ptr<GrantStore> Grants();
   // toolgate_state_store_requests_total{operation,result} and
   // toolgate_state_store_request_seconds{operation}; before serving.
   void CountIn(prometheus::Registry& registry);
