@@ -204,6 +204,39 @@ class ReplicasTest : public ::testing::Test {
     return resp.state();
   }
 
+  // The codes of ValidateToolCall, ValidateToolOutput, ResetRun and
+  // AwaitApproval in `run` on `replica`.
+  std::vector<grpc::StatusCode> RunStatuses(int replica,
+                                            const v1::OpenRunResponse& run) {
+    std::vector<grpc::StatusCode> codes;
+    v1::ValidateToolCallResponse call;
+    codes.push_back(TryValidate(replica, run, kValidLookup, &call).error_code());
+    EXPECT_EQ(call.decision(), v1::DECISION_UNSPECIFIED);
+    grpc::ClientContext output_ctx;
+    v1::ValidateToolOutputRequest output;
+    output.set_run_id(run.run_id());
+    output.set_run_token(run.run_token());
+    output.set_tool_name("lookup");
+    output.set_content_type("application/json");
+    output.set_http_status(-1);
+    output.set_body("<html></html>");
+    v1::ValidateToolOutputResponse output_resp;
+    codes.push_back(
+        Stub(replica)->ValidateToolOutput(&output_ctx, output, &output_resp)
+            .error_code());
+    codes.push_back(RunRpc(replica, run, /*close=*/false).error_code());
+    grpc::ClientContext await_ctx;
+    v1::AwaitApprovalRequest await;
+    await.set_run_id(run.run_id());
+    await.set_run_token(run.run_token());
+    await.set_approval_id("apr_00000000000000000000000000000000");
+    v1::AwaitApprovalResponse await_resp;
+    codes.push_back(
+        Stub(replica)->AwaitApproval(&await_ctx, await, &await_resp)
+            .error_code());
+    return codes;
+  }
+
   std::unique_ptr<testutil::RedisServer> redis_;
   std::vector<std::unique_ptr<testutil::ServerProcess>> servers_;
   std::vector<std::unique_ptr<v1::ToolGate::Stub>> stubs_;
@@ -375,34 +408,69 @@ TEST_F(ReplicasTest, RunSurvivesAReplicaKilledMidRun) {
   EXPECT_EQ(Code(Validate(0, run, kSendMail)), "call_budget_exhausted");
 }
 
-// A closed run is gone on every replica, not just where it was closed.
+// A closed run is gone on every replica, not just where it was closed,
+// even on replicas that served it before (and may hold its record).
 TEST_F(ReplicasTest, ClosedRunIsUnknownOnEveryReplica) {
   const v1::OpenRunResponse run = OpenTestRun();
-  EXPECT_EQ(Validate(0, run, kValidLookup).decision(), v1::DECISION_ALLOW);
+  for (int replica = 0; replica < kReplicas; ++replica) {
+    EXPECT_EQ(Validate(replica, run, kValidLookup).decision(),
+              v1::DECISION_ALLOW);
+  }
   ASSERT_TRUE(RunRpc(1, run, /*close=*/true).ok());
   for (int replica = 0; replica < kReplicas; ++replica) {
-    v1::ValidateToolCallResponse resp;
-    EXPECT_EQ(TryValidate(replica, run, kValidLookup, &resp).error_code(),
-              grpc::StatusCode::NOT_FOUND)
+    EXPECT_EQ(RunStatuses(replica, run),
+              std::vector<grpc::StatusCode>(4, grpc::StatusCode::NOT_FOUND))
         << "replica " << replica;
-    EXPECT_EQ(resp.decision(), v1::DECISION_UNSPECIFIED);
   }
 }
 
-// A run's token is checked against the shared run on every replica: a
-// wrong one never falls back to anything.
+// A run's token is checked against the shared run on every replica, also
+// on replicas that served the run before: a wrong one never falls back to
+// anything.
 TEST_F(ReplicasTest, WrongTokenIsRefusedOnEveryReplica) {
   v1::OpenRunResponse run = OpenTestRun();
+  for (int replica = 0; replica < kReplicas; ++replica) {
+    EXPECT_EQ(Validate(replica, run, kValidLookup).decision(),
+              v1::DECISION_ALLOW);
+  }
   std::string token = run.run_token();
   token.back() = token.back() == '0' ? '1' : '0';
   run.set_run_token(token);
   for (int replica = 0; replica < kReplicas; ++replica) {
-    v1::ValidateToolCallResponse resp;
-    EXPECT_EQ(TryValidate(replica, run, kValidLookup, &resp).error_code(),
-              grpc::StatusCode::PERMISSION_DENIED)
+    EXPECT_EQ(RunStatuses(replica, run),
+              std::vector<grpc::StatusCode>(
+                  4, grpc::StatusCode::PERMISSION_DENIED))
         << "replica " << replica;
-    EXPECT_EQ(resp.decision(), v1::DECISION_UNSPECIFIED);
   }
+}
+
+// --max_waits_per_run bounds the AwaitApproval calls of a run, not of a
+// run on one replica: one agent cannot hold more waiting slots by
+// spreading its waits over the replicas.
+TEST_F(ReplicasTest, WaitsPerRunCountAcrossReplicas) {
+  const v1::OpenRunResponse run = OpenTestRun();
+  const v1::ValidateToolCallResponse asked =
+      Validate(0, run, Call("wire_money", R"({"amount":5})"));
+  ASSERT_EQ(asked.decision(), v1::DECISION_NEEDS_APPROVAL);
+  std::atomic<int> waited{0}, refused{0};
+  std::vector<std::thread> waiters;
+  for (int i = 0; i < 14; ++i) {  // The default cap is 4.
+    waiters.emplace_back([&, i] {
+      grpc::ClientContext ctx;
+      v1::AwaitApprovalRequest req;
+      req.set_run_id(run.run_id());
+      req.set_run_token(run.run_token());
+      req.set_approval_id(asked.approval_id());
+      req.set_timeout_ms(2000);
+      v1::AwaitApprovalResponse resp;
+      const grpc::Status s = Stub(i)->AwaitApproval(&ctx, req, &resp);
+      if (s.ok() && resp.state() == v1::APPROVAL_STATE_PENDING) ++waited;
+      if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) ++refused;
+    });
+  }
+  for (std::thread& t : waiters) t.join();
+  EXPECT_EQ(waited.load(), 4);
+  EXPECT_EQ(refused.load(), 10);
 }
 
 }  // namespace
