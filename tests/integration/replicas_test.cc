@@ -206,6 +206,16 @@ class ReplicasTest : public ::testing::Test {
     return resp.state();
   }
 
+  grpc::StatusCode SnapshotStatus(int replica, const std::string& id,
+                                  const std::string& name) {
+    grpc::ClientContext ctx;
+    v1::GetSnapshotRequest req;
+    req.set_snapshot_id(id);
+    req.set_name(name);
+    v1::GetSnapshotResponse resp;
+    return Stub(replica)->GetSnapshot(&ctx, req, &resp).error_code();
+  }
+
   // The codes of ValidateToolCall, ValidateToolOutput, ResetRun and
   // AwaitApproval in `run` on `replica`.
   std::vector<grpc::StatusCode> RunStatuses(int replica,
@@ -270,6 +280,55 @@ TEST_F(ReplicasTest, SnapshotCreatedOnOneReplicaIsUsableOnAll) {
     const int replica = Next();
     EXPECT_EQ(Validate(replica, run, kValidLookup).decision(),
               v1::DECISION_ALLOW)
+        << "replica " << replica;
+  }
+}
+
+// A name an agent claimed on one replica is taken on all of them.
+TEST_F(ReplicasTest, ClaimedSnapshotNameIsTakenOnEveryReplica) {
+  const std::string id = CreateSnapshot(0, "repl-crm");
+  ASSERT_FALSE(id.empty());
+  grpc::ClientContext ctx;
+  v1::CreateSnapshotRequest req;
+  req.set_manifest_json(R"([{"name":"other","input_schema":{}}])");
+  req.set_name("repl-crm");
+  v1::CreateSnapshotResponse resp;
+  const grpc::Status s = Stub(1)->CreateSnapshot(&ctx, req, &resp);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED)
+      << s.error_message();
+  for (int replica = 0; replica < kReplicas; ++replica) {
+    EXPECT_EQ(SnapshotStatus(replica, "", "repl-crm"), grpc::StatusCode::OK);
+  }
+}
+
+// Disabled: a delete is not published to other replicas yet (design doc
+// §3.5 "Not yet: snapdel events"): the replica that compiled the snapshot
+// keeps serving it by id (GetSnapshot OK, OpenRun OK), where one process
+// answers NOT_FOUND. The design allows milliseconds; this waits 1 s.
+// An admin's delete on any replica removes the snapshot everywhere.
+TEST_F(ReplicasTest, DISABLED_DeletedSnapshotIsGoneOnEveryReplica) {
+  const std::string id = CreateSnapshot(0, "repl-gone");
+  ASSERT_FALSE(id.empty());
+  grpc::ClientContext ctx;
+  ctx.AddMetadata("authorization", std::string("Bearer ") + kAdminToken);
+  v1::DeleteSnapshotRequest req;
+  req.set_snapshot_id(id);
+  v1::DeleteSnapshotResponse resp;
+  const grpc::Status s = Stub(2)->DeleteSnapshot(&ctx, req, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  for (int replica = 0; replica < kReplicas; ++replica) {
+    EXPECT_EQ(SnapshotStatus(replica, id, ""), grpc::StatusCode::NOT_FOUND)
+        << "replica " << replica;
+    EXPECT_EQ(SnapshotStatus(replica, "", "repl-gone"),
+              grpc::StatusCode::NOT_FOUND)
+        << "replica " << replica;
+    grpc::ClientContext open_ctx;
+    v1::OpenRunRequest open;
+    open.set_snapshot_id(id);
+    v1::OpenRunResponse opened;
+    EXPECT_EQ(Stub(replica)->OpenRun(&open_ctx, open, &opened).error_code(),
+              grpc::StatusCode::NOT_FOUND)
         << "replica " << replica;
   }
 }
