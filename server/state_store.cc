@@ -29,7 +29,7 @@ constexpr const char* kOperations[] = {
     "approval_tenant_done", "run_open",   "run_discard",     "run_load",
     "run_lease",      "run_close",        "snap_publish",    "snap_name",
     "snap_fetch",     "snap_delete",      "snap_list",       "grant_issue",
-    "grant_take",     "ping",
+    "grant_take",     "wait_begin",       "wait_end",        "ping",
     "other"};
 constexpr std::array<const char*, 4> kResults = {"ok", "error", "timeout",
                                                  "unavailable"};

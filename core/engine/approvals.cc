@@ -69,14 +69,19 @@ absl::StatusOr<ApprovalState> Engine::AwaitApproval(
     const CancelToken& cancel) {
   auto run = runs_->Authorize(run_id, token);
   if (!run.ok()) return run.status();
-  // One run must not hold every waiting slot of the server.
-  if (!(*run)->BeginWait(options_.max_waits_per_run)) {
+  // One run must not hold every waiting slot of the server (or, with a
+  // shared store, of the deployment).
+  std::string ticket;
+  absl::StatusOr<bool> waiting = run_state_->BeginWait(
+      **run, options_.max_waits_per_run, timeout, &ticket);
+  if (!waiting.ok()) return waiting.status();
+  if (!*waiting) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "run ", run_id, " already has ", options_.max_waits_per_run,
         " AwaitApproval calls waiting (--max_waits_per_run=",
         options_.max_waits_per_run, "); wait for them to return"));
   }
-  const absl::Cleanup done = [&run] { (*run)->EndWait(); };
+  const absl::Cleanup done = [&] { run_state_->EndWait(**run, ticket); };
   absl::StatusOr<ApprovalState> state = ledger_->Await(
       run_id, approval_id, timeout, [&] { return !cancel.CheckNow().ok(); });
   if (!state.ok()) return state;

@@ -28,6 +28,11 @@ class MemoryRunStateStore : public RunStateStore {
   absl::StatusOr<bool> RecordOutput(Run& run, absl::string_view run_token,
                                     output::OutputVerdict verdict) override;
   absl::Status Reset(Run& run) override;
+  absl::StatusOr<bool> BeginWait(Run& run, int max, absl::Duration,
+                                 std::string*) override {
+    return run.BeginWait(max);
+  }
+  void EndWait(Run& run, const std::string&) override { run.EndWait(); }
 
  private:
   // Steps 3 and 4 of run_commit.h for an open turn; sets outcome->decision

@@ -270,6 +270,20 @@ redis.call('PUBLISH', ARGV[6], ARGV[1])
 return {'OK', redis.call('HGETALL', KEYS[1])}
 )lua";
 
+// KEYS: 1 run, 2 the run's waits (zset by deadline ms). ARGV: 1 wait id,
+// 2 max, 3 how long it may wait, ms.
+constexpr char kWaitBegin[] = R"lua(#!lua
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOTFOUND'} end
+)lua" TG_NOW R"lua(
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return {'FULL'} end
+local deadline = now + tonumber(ARGV[3])
+redis.call('ZADD', KEYS[2], deadline, ARGV[1])
+local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[2], last[2])
+return {'OK'}
+)lua";
+
 #undef TG_NOW
 
 }  // namespace
@@ -307,6 +321,12 @@ const redis::Script& ApprovalAdmit() {
 const redis::Script& ApprovalUnadmit() {
   static const redis::Script* script =
       new redis::Script("approval_unadmit", kApprovalUnadmit);
+  return *script;
+}
+
+const redis::Script& WaitBegin() {
+  static const redis::Script* script =
+      new redis::Script("wait_begin", kWaitBegin);
   return *script;
 }
 

@@ -25,6 +25,8 @@ const redis::Script& RunReset();
 const redis::Script& ApprovalAdmit();
 // Takes an admission back (the approval was not created after all).
 const redis::Script& ApprovalUnadmit();
+// Counts one more AwaitApproval of the run, unless `max` already wait.
+const redis::Script& WaitBegin();
 // Decides a PENDING, unexpired approval ({R}).
 const redis::Script& ApprovalDecide();
 

@@ -241,5 +241,37 @@ absl::Status RedisRunState::Reset(Run& run) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<bool> RedisRunState::BeginWait(Run& run, int max,
+                                              absl::Duration timeout,
+                                              std::string* ticket) {
+  absl::StatusOr<std::string> id = RandomHex(8);
+  if (!id.ok()) return id.status();
+  const std::string& prefix = options_.key_prefix;
+  // A second past the wait's own end: a replica that dies mid-wait stops
+  // holding the slot then.
+  absl::StatusOr<redis::Reply> reply = client_.Eval(
+      redis_scripts::WaitBegin(),
+      {layout::RunKey(prefix, run.id()),
+       layout::ApprovalKeyPrefix(prefix, run.id()) + "waits"},
+      {*id, absl::StrCat(max), absl::StrCat(Ms(timeout) + 1000)});
+  if (!reply.ok()) return reply.status();
+  ReplyReader r(*reply, client_, "wait_begin");
+  if (r.Head() == "NOTFOUND") return RunGone(run);
+  if (r.Head() == "FULL") return false;
+  if (r.Head() != "OK") return r.Unexpected();
+  *ticket = *std::move(id);
+  return true;
+}
+
+void RedisRunState::EndWait(Run& run, const std::string& ticket) {
+  // Best effort: a slot not given back lapses at its deadline.
+  client_
+      .Run("wait_end",
+           {"ZREM",
+            layout::ApprovalKeyPrefix(options_.key_prefix, run.id()) + "waits",
+            ticket})
+      .IgnoreError();
+}
+
 }  // namespace state
 }  // namespace toolgate

@@ -52,6 +52,9 @@ class RedisRunState : public RunStateStore {
   absl::StatusOr<bool> RecordOutput(Run& run, absl::string_view run_token,
                                     output::OutputVerdict verdict) override;
   absl::Status Reset(Run& run) override;
+  absl::StatusOr<bool> BeginWait(Run& run, int max, absl::Duration timeout,
+                                 std::string* ticket) override;
+  void EndWait(Run& run, const std::string& ticket) override;
 
   const RedisRunStateOptions& options() const { return options_; }
 

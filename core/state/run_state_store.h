@@ -49,6 +49,15 @@ class RunStateStore {
 
   // Closes the breaker and clears the kill switch (budgets are kept).
   virtual absl::Status Reset(Run& run) = 0;
+
+  // One more AwaitApproval call of the run waiting, counted across every
+  // replica sharing the store: false when `max` already wait. A true is
+  // matched by one EndWait with the same `ticket`; a waiter that never
+  // ends (its replica died) stops counting after `timeout`.
+  virtual absl::StatusOr<bool> BeginWait(Run& run, int max,
+                                         absl::Duration timeout,
+                                         std::string* ticket) = 0;
+  virtual void EndWait(Run& run, const std::string& ticket) = 0;
 };
 
 }  // namespace state

@@ -557,13 +557,10 @@ TEST_F(ReplicasTest, WrongTokenIsRefusedOnEveryReplica) {
   }
 }
 
-// Disabled: toolgate counts --max_waits_per_run in each replica's copy of
-// the run (Run::BeginWait), so three replicas admit 12 waits, not 4
-// (issue 26: waits count across all replicas). Enable once fixed.
 // --max_waits_per_run bounds the AwaitApproval calls of a run, not of a
 // run on one replica: one agent cannot hold more waiting slots by
 // spreading its waits over the replicas.
-TEST_F(ReplicasTest, DISABLED_WaitsPerRunCountAcrossReplicas) {
+TEST_F(ReplicasTest, WaitsPerRunCountAcrossReplicas) {
   const v1::OpenRunResponse run = OpenTestRun();
   const v1::ValidateToolCallResponse asked =
       Validate(0, run, Call("wire_money", R"({"amount":5})"));
