@@ -60,6 +60,10 @@ end
 local lease = now + tonumber(ARGV[4])
 redis.call('ZADD', KEYS[1], lease, ARGV[1])
 redis.call('ZADD', KEYS[2], lease, ARGV[1])
+-- Leases only grow later (now + a constant): the newest is the last to
+-- lapse, and the zset goes with it when nobody renews any.
+redis.call('PEXPIREAT', KEYS[1], lease)
+redis.call('PEXPIREAT', KEYS[2], lease)
 return {'OK'}
 )lua"));
   return *script;
@@ -84,8 +88,11 @@ const redis::Script& RunLeaseScript() {
   static const redis::Script* script =
       new redis::Script(MakeScript("run_lease", R"lua(
 local lease = now_ms() + tonumber(ARGV[2])
-redis.call('ZADD', KEYS[1], 'XX', lease, ARGV[1])
-redis.call('ZADD', KEYS[2], 'XX', lease, ARGV[1])
+for k = 1, 2 do
+  if redis.call('ZADD', KEYS[k], 'XX', 'CH', lease, ARGV[1]) == 1 then
+    redis.call('PEXPIREAT', KEYS[k], lease)
+  end
+end
 return 'OK'
 )lua"));
   return *script;

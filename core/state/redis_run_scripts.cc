@@ -234,6 +234,11 @@ local expires = now + tonumber(ARGV[3])
 local keep = expires + tonumber(ARGV[4])
 redis.call('ZADD', KEYS[1], expires, ARGV[1])
 redis.call('ZADD', KEYS[2], expires, ARGV[1])
+-- Every approval of this store has the same TTL, so the newest admitted
+-- is the last to go (a decision re-scores it to at most `keep`): the
+-- zsets vanish when nothing is held.
+redis.call('PEXPIREAT', KEYS[1], expires)
+redis.call('PEXPIREAT', KEYS[2], keep)
 redis.call('SET', KEYS[3], ARGV[2], 'PXAT', keep)
 return {'OK', 0}
 )lua";
