@@ -1,5 +1,6 @@
 // Engine's approval RPCs: straight to the store, plus the caller checks
 // and the audit record of every decision.
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,6 +72,10 @@ absl::StatusOr<ApprovalState> Engine::AwaitApproval(
   if (!run.ok()) return run.status();
   // One run must not hold every waiting slot of the server (or, with a
   // shared store, of the deployment).
+  // No approval stays pending longer than its TTL: a longer wait could
+  // only end at the timeout, and an unbounded one would hold its slot.
+  timeout = std::min(timeout, absl::Seconds(options_.approval_ttl_seconds) +
+                                  absl::Seconds(1));
   std::string ticket;
   absl::StatusOr<bool> waiting = run_state_->BeginWait(
       **run, options_.max_waits_per_run, timeout, &ticket);

@@ -158,6 +158,10 @@ absl::StatusOr<std::vector<Approval>> RedisApprovalLedger::List(
 
 absl::StatusOr<RedisApprovalLedger::Loaded> RedisApprovalLedger::Load(
     absl::string_view run_id, absl::string_view approval_id) {
+  if (!IsApprovalId(approval_id)) {
+    return absl::NotFoundError(
+        absl::StrCat("run ", run_id, " has no approval ", approval_id));
+  }
   auto replies = client_.Pipeline(
       "approval_load",
       {{"HGETALL",
@@ -184,6 +188,9 @@ absl::StatusOr<Approval> RedisApprovalLedger::Decide(
   if (approver.empty()) {
     return absl::InvalidArgumentError(
         "deciding needs an approver: who decided goes into the record");
+  }
+  if (!IsApprovalId(approval_id)) {
+    return absl::NotFoundError(absl::StrCat("no approval ", approval_id));
   }
   const std::string& prefix = options_.key_prefix;
   auto run = client_.Run("approval_index",

@@ -3,7 +3,9 @@
 #include <optional>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/run/open_checks.h"
 #include "core/state/redis_layout.h"
@@ -19,6 +21,15 @@ namespace layout = redis_layout;
 
 std::string TokenHash(absl::string_view token) {
   return absl::BytesToHexString(Sha256(token));
+}
+
+// "run_" and 32 lower-case hex digits: what Open draws.
+bool IsRunId(absl::string_view id) {
+  if (id.size() != 36 || !absl::StartsWith(id, "run_")) return false;
+  for (char c : id.substr(4)) {
+    if (!absl::ascii_isdigit(c) && (c < 'a' || c > 'f')) return false;
+  }
+  return true;
 }
 
 bool IsString(const redis::Reply& r) {
@@ -94,6 +105,9 @@ absl::StatusOr<OpenedRun> RedisRunDirectory::Open(
   // Shared with every run carrying the same texts; refused past the budget.
   auto leaks = protected_texts_.Intern(record.protected_texts);
   if (!leaks.ok()) return leaks.status();
+  // Before the round trip: the lease it takes may be older than the
+  // answer, never younger.
+  const absl::Time leased = absl::Now();
   if (absl::Status s = Admit(run_id, record.tenant, *std::move(args));
       !s.ok()) {
     return s;
@@ -103,8 +117,9 @@ absl::StatusOr<OpenedRun> RedisRunDirectory::Open(
       run_id, std::move(snapshot), std::move(record.model),
       std::move(record.context), record.max_rejects, *std::move(window),
       *std::move(leaks), record.text_format);
+  Remember(run_id, Cached{opened.run, std::move(record.tenant), leased,
+                          TokenHash(*token)});
   opened.token = *std::move(token);
-  Remember(run_id, Cached{opened.run, std::move(record.tenant), absl::Now()});
   return opened;
 }
 
@@ -157,6 +172,8 @@ absl::Status RedisRunDirectory::AdmitVerdict(const std::string& tenant,
 absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::Authorize(
     absl::string_view run_id, absl::string_view token) const {
   if (token.empty()) return MissingTokenError();
+  // Only ids OpenRun draws name keys: no caller text reaches another key.
+  if (!IsRunId(run_id)) return NoOpenRunError(run_id);
   const absl::Time now = absl::Now();
   std::optional<Cached> cached = Lookup(run_id);
   // The token check and the touch always go to the store; only the
@@ -187,7 +204,7 @@ absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::Authorize(
   const std::string tenant = TenantOf(**run);
   replies = EvalPipeline(client_, "run_lease", {LeaseCall(run_id, tenant)});
   if (!replies.ok()) return replies.status();
-  Remember(std::string(run_id), Cached{*run, tenant, now});
+  Remember(std::string(run_id), Cached{*run, tenant, now, TokenHash(token)});
   return run;
 }
 
@@ -195,7 +212,8 @@ absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::AuthorizeAtCommit(
     absl::string_view run_id, absl::string_view token) const {
   if (token.empty()) return MissingTokenError();
   std::optional<Cached> cached = Lookup(run_id);
-  if (cached && absl::Now() - cached->leased <= options_.idle_ttl / 4) {
+  if (cached && absl::Now() - cached->leased <= options_.idle_ttl / 4 &&
+      SecretsEqual(cached->token_hash, TokenHash(token))) {
     return cached->run;
   }
   return Authorize(run_id, token);
@@ -232,6 +250,8 @@ absl::Status RedisRunDirectory::Close(absl::string_view run_id,
   const std::string id(run_id);
   absl::StatusOr<std::vector<redis::Reply>> done = client_.Pipeline(
       "run_close", {{"DEL", RunKey(id)},
+                    {"DEL", layout::ApprovalKeyPrefix(options_.key_prefix, id) +
+                                "waits"},
                     {"ZREM", layout::RunsKey(options_.key_prefix), id},
                     {"ZREM", TenantKey(TenantOf(**run)), id}});
   return done.status();

@@ -98,6 +98,9 @@ class RedisRunDirectory : public RunDirectory {
     std::shared_ptr<Run> run;
     std::string tenant;
     absl::Time leased;  // When this replica last refreshed the leases.
+    // The token's hash as the store last confirmed it: a cached answer is
+    // only ever given to the same token (no run detail to another).
+    std::string token_hash;
   };
 
   std::string RunKey(absl::string_view run_id) const;

@@ -89,9 +89,10 @@ const redis::Script& RunLeaseScript() {
       new redis::Script(MakeScript("run_lease", R"lua(
 local lease = now_ms() + tonumber(ARGV[2])
 for k = 1, 2 do
-  if redis.call('ZADD', KEYS[k], 'XX', 'CH', lease, ARGV[1]) == 1 then
-    redis.call('PEXPIREAT', KEYS[k], lease)
-  end
+  -- GT, not XX: a lease trimmed while its run was still in use (a long
+  -- call between refreshes) comes back, so the run counts again.
+  redis.call('ZADD', KEYS[k], 'GT', lease, ARGV[1])
+  redis.call('PEXPIREAT', KEYS[k], lease)
 end
 return 'OK'
 )lua"));

@@ -331,10 +331,14 @@ TEST_F(RedisRunDirectoryTest, OddRepliesAndLostScripts) {
   auto a = Replica();
   // A run hash this code did not write: refused as a store fault.
   const std::string hash = absl::BytesToHexString(Sha256("t"));
-  ASSERT_EQ(redis_->Cli({"HSET", "toolgate:{run_odd}:run", "tok", hash, "ttl",
-                         "60000"}),
+  const std::string odd = "run_" + std::string(32, 'd');
+  ASSERT_EQ(redis_->Cli({"HSET", "toolgate:{" + odd + "}:run", "tok", hash,
+                         "ttl", "60000"}),
             "2");
-  EXPECT_TRUE(absl::IsUnavailable(a->Authorize("run_odd", "t").status()));
+  EXPECT_TRUE(absl::IsUnavailable(a->Authorize(odd, "t").status()));
+  // An id OpenRun never draws names no key at all.
+  EXPECT_TRUE(absl::IsNotFound(a->Authorize("run_odd", "t").status()));
+  EXPECT_TRUE(absl::IsNotFound(a->Authorize("run_x}:run", "t").status()));
   // SCRIPT FLUSH: the scripts are loaded again on the way.
   auto run = OpenIn(*a);
   ASSERT_TRUE(run.ok()) << run.status();

@@ -282,10 +282,12 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOTFOUND'} end
 )lua" TG_NOW R"lua(
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return {'FULL'} end
-local deadline = now + tonumber(ARGV[3])
-redis.call('ZADD', KEYS[2], deadline, ARGV[1])
+local deadline = now + math.floor(tonumber(ARGV[3]))
 local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
-redis.call('PEXPIREAT', KEYS[2], last[2])
+local expire = deadline
+if last[2] and tonumber(last[2]) > expire then expire = tonumber(last[2]) end
+redis.call('ZADD', KEYS[2], deadline, ARGV[1])
+redis.call('PEXPIREAT', KEYS[2], expire)
 return {'OK'}
 )lua";
 

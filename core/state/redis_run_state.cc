@@ -43,6 +43,18 @@ void AddCharges(const std::vector<BudgetCharge>& charges,
 
 int64_t Ms(absl::Duration d) { return absl::ToInt64Milliseconds(d); }
 
+}  // namespace
+
+bool IsApprovalId(absl::string_view id) {
+  if (id.size() != 36 || id.substr(0, 4) != "apr_") return false;
+  for (char c : id.substr(4)) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+namespace {
+
 std::string TenantOf(const Run& run) {
   auto it = run.context().find(kTenantContextKey);
   return it == run.context().end() ? "" : it->second;
@@ -156,9 +168,10 @@ absl::StatusOr<redis::Reply> RedisRunState::CommitNewApproval(
   }
   if (admission.Head() != "OK") return admission.Unexpected();
   absl::StatusOr<redis::Reply> second = Commit(run, plan, id, true);
-  // Not created after all (a twin made the same request, the run changed
-  // meanwhile, or no answer): the admission goes back.
-  if (!second.ok() ||
+  // Not created after all (a twin made the same request, or the run
+  // changed meanwhile): the admission goes back. With no answer it may
+  // have been created: the admission stays and lapses with it.
+  if (second.ok() &&
       ReplyReader(*second, client_, "call_commit").String(3) != id) {
     client_.Eval(redis_scripts::ApprovalUnadmit(), keys, {id}).IgnoreError();
   }
@@ -167,10 +180,15 @@ absl::StatusOr<redis::Reply> RedisRunState::CommitNewApproval(
 
 absl::StatusOr<CallOutcome> RedisRunState::CommitCall(Run& run,
                                                       const CallPlan& plan) {
+  // An id that is not one this store draws names no key: it is refused as
+  // an unknown approval (approval_mismatch), and no caller text reaches a
+  // key name.
+  const std::string presented =
+      IsApprovalId(plan.approval_id) ? plan.approval_id : "";
   absl::StatusOr<redis::Reply> reply =
       plan.approval == CallPlan::Approval::kRequest
           ? CommitNewApproval(run, plan)
-          : Commit(run, plan, plan.approval_id, false);
+          : Commit(run, plan, presented, false);
   if (!reply.ok()) return reply.status();
   ReplyReader r(*reply, client_, "call_commit");
   const std::string head = r.Head();

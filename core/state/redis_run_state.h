@@ -28,6 +28,10 @@
 namespace toolgate {
 namespace state {
 
+// "apr_" and 32 lower-case hex digits: the ids this store draws; anything
+// else is an unknown approval, never a key name.
+bool IsApprovalId(absl::string_view id);
+
 struct RedisRunStateOptions {
   std::string key_prefix = "toolgate:";
   absl::Duration approval_ttl = absl::Seconds(900);
