@@ -30,6 +30,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
+
 #include "core/approval/approval_store.h"
 #include "core/gate/gate_result.h"
 #include "core/run/call_budget.h"
@@ -39,9 +41,10 @@ namespace toolgate {
 namespace state {
 
 struct CallPlan {
-  // The run_token the call presented: a store that resolved the run
-  // without checking it (RunDirectory::AuthorizeAtCommit) checks it here.
-  std::string run_token;
+  // The run_token the call presented (a view of the request's, which
+  // outlives the commit): a store that resolved the run without checking
+  // it (RunDirectory::AuthorizeAtCommit) checks it here.
+  absl::string_view run_token;
   // Allowable(gate) after every stage that needs no run state.
   bool allowable = false;
   // A REJECT of this turn counts toward the breaker: a violation other than
