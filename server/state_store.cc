@@ -116,8 +116,12 @@ state::SharedStateFactory StateStore::Factory() {
         [&snapshots](absl::string_view id) { return snapshots.Get(id); });
     shared.run_state =
         std::make_unique<state::RedisRunState>(*client_, approvals);
-    shared.approvals =
+    auto ledger =
         std::make_unique<state::RedisApprovalLedger>(*client_, approvals);
+    // A snapshot deleted on another replica goes from here too.
+    ledger->events().OnSnapshotDeleted(
+        [&snapshots](absl::string_view id) { snapshots.ForgetDeleted(id); });
+    shared.approvals = std::move(ledger);
     return shared;
   };
 }

@@ -236,6 +236,10 @@ class SnapshotStore {
   // FAILED_PRECONDITION while an open run pins it or a name loaded from
   // --manifests points at it (that changes only by reload).
   absl::Status Delete(absl::string_view id);
+  // With a backing: another replica deleted `id`; the compiled copy held
+  // here goes unless a run of this replica pins it (it keeps its copy, as
+  // such a run would have refused the delete in one process).
+  void ForgetDeleted(absl::string_view id);
 
   // An open run holds `id`: never evicted or deleted until as many Unpin
   // calls. NOT_FOUND if the snapshot is no longer held (evicted or deleted

@@ -158,6 +158,12 @@ absl::Status SnapshotStore::DeleteShared(absl::string_view id) {
   return absl::OkStatus();
 }
 
+void SnapshotStore::ForgetDeleted(absl::string_view id) {
+  absl::MutexLock lock(&mu_);
+  auto it = by_id_.find(id);
+  if (it != by_id_.end() && it->second.pins == 0) Erase(it);
+}
+
 std::vector<std::shared_ptr<const Snapshot>> SnapshotStore::ListShared(
     absl::string_view after_id, size_t max) {
   std::vector<std::shared_ptr<const Snapshot>> out;

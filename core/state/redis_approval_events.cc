@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "absl/strings/match.h"
+
 namespace toolgate {
 namespace state {
 
@@ -46,9 +48,20 @@ void ApprovalEvents::Listen(redis::Connection& connection) {
       subscribed_.store(true);
       NotifyAll();  // Decided before the subscription took: read again.
     } else if (m.elements[0].str == "message") {
-      Notify(m.elements[2].str);
+      const std::string& payload = m.elements[2].str;
+      if (absl::StartsWith(payload, "snapdel:")) {
+        if (snapshot_deleted_) snapshot_deleted_(payload.substr(8));
+      } else {
+        Notify(payload);
+      }
     }
   }
+}
+
+void ApprovalEvents::OnSnapshotDeleted(
+    std::function<void(absl::string_view id)> deleted) {
+  snapshot_deleted_ = std::move(deleted);
+  StartOnce();
 }
 
 void ApprovalEvents::Notify(absl::string_view approval_id) {

@@ -11,6 +11,7 @@
 #define TOOLGATE_CORE_STATE_REDIS_APPROVAL_EVENTS_H_
 
 #include <atomic>
+#include <functional>
 #include <cstdint>
 #include <string>
 #include <thread>
@@ -49,6 +50,12 @@ class ApprovalEvents {
     const std::string id_;
   };
 
+  // Calls `deleted(id)` (on the subscriber's thread) for every snapshot a
+  // replica deletes, starting the subscriber now. Once, before serving. A
+  // deletion published while the subscriber was reconnecting is missed:
+  // that copy stays until evicted (content-addressed: never other content).
+  void OnSnapshotDeleted(std::function<void(absl::string_view id)> deleted);
+
   // Whether the subscriber is subscribed now (tests).
   bool subscribed() const { return subscribed_.load(); }
 
@@ -66,6 +73,8 @@ class ApprovalEvents {
 
   const redis::ConnectOptions connect_;
   const std::string channel_;
+  // Set before the subscriber starts, read only by it.
+  std::function<void(absl::string_view)> snapshot_deleted_;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> subscribed_{false};
   mutable absl::Mutex mu_;

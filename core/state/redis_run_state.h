@@ -97,6 +97,9 @@ class RedisApprovalLedger : public ApprovalLedger {
       absl::Duration timeout,
       const std::function<bool()>& cancelled) override;
 
+  // The store's events as this replica hears them.
+  ApprovalEvents& events() { return events_; }
+
  private:
   struct Loaded {
     Approval approval;  // Its state as of the server's clock.

@@ -63,6 +63,8 @@ end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 for _, n in ipairs(drop) do redis.call('HDEL', KEYS[3], n) end
+-- Every replica drops its compiled copy (redis_approval_events.h).
+redis.call('PUBLISH', ARGV[2], 'snapdel:' .. ARGV[1])
 return {'OK'}
 )lua";
 
@@ -177,7 +179,8 @@ absl::StatusOr<StoredManifest> RedisSnapshotBacking::Fetch(
 
 absl::Status RedisSnapshotBacking::Delete(absl::string_view id) {
   absl::StatusOr<redis::Reply> reply =
-      client_.Eval(SnapDelete(), Keys(id), {std::string(id)});
+      client_.Eval(SnapDelete(), Keys(id),
+                   {std::string(id), redis_layout::EventsChannel(prefix_)});
   if (!reply.ok()) return reply.status();
   ReplyReader r(*reply, client_, "snap_delete");
   const std::string head = r.Head();

@@ -301,12 +301,8 @@ TEST_F(ReplicasTest, ClaimedSnapshotNameIsTakenOnEveryReplica) {
   }
 }
 
-// Disabled: a delete is not published to other replicas yet (design doc
-// §3.5 "Not yet: snapdel events"): the replica that compiled the snapshot
-// keeps serving it by id (GetSnapshot OK, OpenRun OK), where one process
-// answers NOT_FOUND. The design allows milliseconds; this waits 1 s.
 // An admin's delete on any replica removes the snapshot everywhere.
-TEST_F(ReplicasTest, DISABLED_DeletedSnapshotIsGoneOnEveryReplica) {
+TEST_F(ReplicasTest, DeletedSnapshotIsGoneOnEveryReplica) {
   const std::string id = CreateSnapshot(0, "repl-gone");
   ASSERT_FALSE(id.empty());
   grpc::ClientContext ctx;
