@@ -8,19 +8,27 @@
 # every round), for each CONCURRENCY, MIX (default allow) runs in
 # --mode=run for DURATION seconds against each side; per run: p50/p99.
 # Around every redis-side run the script takes Redis's INFO cpu, then
-# CONFIG RESETSTAT, and after it INFO commandstats and INFO cpu, giving:
-#   round trips per decision = sum of cmdstat_*:calls (less the script's
-#     own CONFIG/INFO) / the decisions the loadgen reports; the loadgen's
-#     OpenRun/CloseRun per worker and any untimed ResetRun are included;
-#   Redis CPU per decision = delta(used_cpu_sys + used_cpu_user) /
-#     decisions, and 1 / that = the decisions/s one Redis core carries.
+# CONFIG RESETSTAT, and after it INFO stats/commandstats/cpu, giving per
+# decision (the decisions the loadgen reports; each loadgen's OpenRun and
+# CloseRun per worker and any untimed ResetRun are in the counts):
+#   EVALSHA calls, and all commands (sum of cmdstat_*:calls; note that
+#     Redis counts there the commands a script runs, TIME/HMGET/HSET/...,
+#     so this is not round trips);
+#   client reads (total_reads_processed: requests read from the servers'
+#     sockets, a pipeline usually in one read) ~ round trips;
+#   Redis CPU = delta(used_cpu_sys + used_cpu_user) / decisions, and
+#     1 / that = the decisions/s one Redis core carries.
 # After the rounds, one extra redis-side run per RT_MIXES entry (default
-# "mixed": rejects, so the loadgen may ResetRun) counts round trips only.
+# "allow mixed reject"; reject makes the loadgen ResetRun a run whose
+# breaker is about to open) at concurrency 1 under redis-cli MONITOR,
+# which tells the commands the servers sent (round trips, at most) from
+# those run inside scripts ("lua"); these runs' CPU is MONITOR-inflated.
 # Prints every run, the median redis/memory ratios of p50 and p99 per
 # concurrency (issue target: x1.35 p50, x1.5 p99; not asserted) and the
-# round trips / CPU per decision. Fails on any loadgen error or unexpected
-# decision, when Redis answered nothing during a redis-side run, or when
-# round trips per decision exceed MAX_RT (default 1.5) in any run.
+# per-decision Redis figures. Fails on any loadgen error or unexpected
+# decision, when Redis ran no EVALSHA during a redis-side run, or when
+# client reads or MONITOR-counted sent commands per decision exceed
+# MAX_RT (default 1.5) in any run.
 #
 #   bench/state/run.sh                                  # 7 rounds x 5 s, -c opt
 #   ROUNDS=1 DURATION=1 BAZEL_FLAGS= bench/state/run.sh # CI smoke
