@@ -19,7 +19,7 @@
 #   Redis CPU = delta(used_cpu_sys + used_cpu_user) / decisions, and
 #     1 / that = the decisions/s one Redis core carries.
 # After the rounds, one extra redis-side run per RT_MIXES entry (default
-# "allow mixed reject"; reject makes the loadgen ResetRun a run whose
+# "allow mixed reject"; empty for none; reject makes the loadgen ResetRun a run whose
 # breaker is about to open) at concurrency 1 under redis-cli MONITOR,
 # which tells the commands the servers sent (round trips, at most) from
 # those run inside scripts ("lua"); these runs' CPU is MONITOR-inflated.
@@ -41,7 +41,7 @@ ROUNDS="${ROUNDS:-7}"
 DURATION="${DURATION:-5}"
 CONCURRENCY="${CONCURRENCY:-1 8}"
 MIX="${MIX:-allow}"
-RT_MIXES="${RT_MIXES:-allow mixed reject}"
+RT_MIXES="${RT_MIXES-allow mixed reject}"  # Empty: none.
 MAX_RT="${MAX_RT:-1.5}"
 REDIS_SERVER="${REDIS_SERVER:-/usr/bin/redis-server}"
 REDIS_CLI="${REDIS_CLI:-/usr/bin/redis-cli}"
