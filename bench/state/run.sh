@@ -19,8 +19,9 @@
 #   Redis CPU = delta(used_cpu_sys + used_cpu_user) / decisions, and
 #     1 / that = the decisions/s one Redis core carries.
 # After the rounds, one extra redis-side run per RT_MIXES entry (default
-# "allow mixed reject"; empty for none; reject makes the loadgen ResetRun a run whose
-# breaker is about to open) at concurrency 1 under redis-cli MONITOR,
+# "allow mixed reject"; empty for none; reject makes the loadgen
+# ResetRun a run whose breaker is about to open) at concurrency 1 under
+# redis-cli MONITOR,
 # which tells the commands the servers sent (round trips, at most) from
 # those run inside scripts ("lua"); these runs' CPU is MONITOR-inflated.
 # Prints every run, the median redis/memory ratios of p50 and p99 per
