@@ -22,7 +22,8 @@
 # "allow mixed reject"; empty for none; reject makes the loadgen
 # ResetRun a run whose breaker is about to open) at concurrency 1 under
 # redis-cli MONITOR, which tells the commands the servers sent (round
-# trips, at most) from those run inside scripts ("lua"); these runs' CPU is MONITOR-inflated.
+# trips, at most) from those run inside scripts ("lua"); these runs'
+# CPU is MONITOR-inflated.
 # Prints every run, the median redis/memory ratios of p50 and p99 per
 # concurrency (issue target: x1.35 p50, x1.5 p99; not asserted) and the
 # per-decision Redis figures. Fails on any loadgen error or unexpected
