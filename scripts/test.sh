@@ -121,6 +121,12 @@ if [ -z "${TOOLGATE_QUICK:-}" ]; then
   script_stage "trace overhead smoke" env ROUNDS=1 DURATION=1 BAZEL_FLAGS= \
     MODES=stateless TOOLGATE_OTEL_PROTO_DIR="$(cd .. && pwd)/shared/otel-proto" \
     bench/load/trace_overhead.sh
+  # One short round of the Redis state store vs memory (issue 26; no
+  # timing asserted): it must start redis-server and both servers, serve
+  # without an error, reach Redis on every redis-side run, and send Redis
+  # at most 1.5 requests per decision.
+  script_stage "state store smoke" env ROUNDS=1 DURATION=1 BAZEL_FLAGS= \
+    bench/state/run.sh
   # What tracing costs in instructions per call (callgrind), briefly.
   script_stage "trace instructions smoke" env CALLS=50 BAZEL_FLAGS= \
     bench/load/trace_instructions.sh
