@@ -30,7 +30,14 @@ redis.call('PEXPIRE', run, f[6])
 local maxrej = tonumber(f[2])
 local rej = tonumber(f[3] or '0')
 if f[4] == '1' then return {'STOP', maxrej} end
-)lua" TG_NOW R"lua(
+-- The server's clock, read only by the approval paths (the common turn
+-- asks nothing of it).
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local now = 0
+if ARGV[5] == 'request' or ARGV[5] == 'consume' then now = now_ms() end
 local ro = f[5] == '1'
 local open = ARGV[2] == '1' and not (ro and ARGV[4] == '1')
 local decision = open and 'ALLOW' or 'REJECT'
@@ -146,9 +153,10 @@ if create then
 end
 local recorded = 0
 if decision ~= 'REJECT' then
+  -- Written only when it changes: the common ALLOW writes nothing here.
+  if rej ~= 0 then redis.call('HSET', run, 'rej', 0) end
   rej = 0
   recorded = 1
-  redis.call('HSET', run, 'rej', 0)
 elseif counts then
   rej = math.min(rej + 1, maxrej)
   recorded = 1
