@@ -94,6 +94,7 @@ class Client {
   const std::string name_;
   Observer observer_;
   absl::Mutex mu_;
+  absl::CondVar available_;  // A connection went idle or was closed.
   std::vector<std::unique_ptr<Connection>> idle_ ABSL_GUARDED_BY(mu_);
   size_t open_ ABSL_GUARDED_BY(mu_) = 0;  // Idle and lent out.
 };

@@ -57,17 +57,24 @@ Stores MemoryStores(const ApprovalStoreOptions& options) {
   return s;
 }
 
-// One redis-server for the whole test binary; each store gets a key
-// prefix of its own, so tests never see each other's keys.
-redis::Client& SharedRedis() {
-  static testutil::RedisServer* server = new testutil::RedisServer();
-  static redis::Client* client = [] {
+// One redis-server for the whole test binary, reached over TCP and over
+// its unix socket; each store gets a key prefix of its own, so tests never
+// see each other's keys.
+redis::Client& SharedRedis(bool unix_socket) {
+  static testutil::RedisServer* server = [] {
+    testutil::RedisServerOptions options;
+    options.unix_socket = true;
+    return new testutil::RedisServer(options);
+  }();
+  static auto connect = [](const std::string& url) {
     redis::ClientOptions options;
-    options.connect.address = *redis::ParseAddress(server->url());
+    options.connect.address = *redis::ParseAddress(url);
     options.timeout = absl::Seconds(2);
     return redis::Client::Connect(options, absl::Seconds(5))->release();
-  }();
-  return *client;
+  };
+  static redis::Client* tcp = connect(server->url());
+  static redis::Client* unix = connect(server->unix_url());
+  return unix_socket ? *unix : *tcp;
 }
 
 void AttachToRedis(redis::Client& client, const std::string& prefix,
@@ -83,7 +90,7 @@ void AttachToRedis(redis::Client& client, const std::string& prefix,
                   .ok());
 }
 
-Stores RedisStores(const ApprovalStoreOptions& o) {
+Stores RedisStores(const ApprovalStoreOptions& o, bool unix_socket) {
   static int next = 0;
   RedisRunStateOptions options;
   options.key_prefix = absl::StrCat("contract", ++next, ":");
@@ -91,7 +98,7 @@ Stores RedisStores(const ApprovalStoreOptions& o) {
   options.max_approvals = o.max_approvals;
   options.max_pending_per_run = o.max_pending_per_run;
   options.max_pending_per_tenant = o.max_pending_per_tenant;
-  redis::Client& client = SharedRedis();
+  redis::Client& client = SharedRedis(unix_socket);
   Stores s;
   s.state = std::make_unique<RedisRunState>(client, options);
   s.ledger = std::make_unique<RedisApprovalLedger>(client, options);
@@ -106,7 +113,10 @@ Stores RedisStores(const ApprovalStoreOptions& o) {
 
 const StoreFactory kStores[] = {
     {"memory", MemoryStores},
-    {"redis", RedisStores},
+    {"redis",
+     [](const ApprovalStoreOptions& o) { return RedisStores(o, false); }},
+    {"redis_unix",
+     [](const ApprovalStoreOptions& o) { return RedisStores(o, true); }},
 };
 
 std::shared_ptr<const Snapshot> TestSnapshot() {
