@@ -101,7 +101,9 @@ TEST_F(RedisRunStateTest, OneRoundTripPerDecision) {
     ASSERT_TRUE(store_->CommitCall(*run_, Plan(i % 3 != 0, 1000)).ok());
     ASSERT_TRUE(
         store_->RecordOutput(*run_, "", output::OutputVerdict::kValid).ok());
-    if (i % 10 == 9) ASSERT_TRUE(store_->Reset(*run_).ok());
+    if (i % 10 == 9) {
+      ASSERT_TRUE(store_->Reset(*run_).ok());
+    }
   }
   EXPECT_EQ(Calls("evalsha"), 210);
   EXPECT_EQ(Calls("eval"), 0);
