@@ -11,6 +11,8 @@
 #   bench/load/server_instructions.sh                      # this tree, -c opt
 #   BINARIES="/tmp/old/toolgate /tmp/new/toolgate" bench/load/server_instructions.sh
 #   MIXES="allow verdict" DURATION=5 bench/load/server_instructions.sh
+#   MODE=run SERVER_FLAGS="--state_store=redis://127.0.0.1:6379" \
+#     MIXES=allow bench/load/server_instructions.sh    # the Redis store's cost
 #
 # BAZEL_FLAGS (default "-c opt") builds the load generator, and the server
 # when BINARIES is empty; the CI smoke passes "" with DURATION=1.
@@ -18,6 +20,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 DURATION="${DURATION:-5}"
 MIXES="${MIXES:-allow text verdict}"
+MODE="${MODE:-stateless}"
+# shellcheck disable=SC2206  # A list of flags.
+SERVER_FLAGS=(${SERVER_FLAGS:-})
 for tool in valgrind callgrind_control; do
   command -v "$tool" >/dev/null ||
     { echo "needs $tool (apt-get install valgrind)" >&2; exit 1; }
@@ -41,7 +46,7 @@ for server in $BINARIES; do
   rm -f "$WORK"/cg.out.* "$WORK/port"
   valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out.%p" \
     "$server" --listen=127.0.0.1:0 --port_file="$WORK/port" \
-    2>"$WORK/server.$index.log" &
+    "${SERVER_FLAGS[@]}" 2>"$WORK/server.$index.log" &
   SERVER_PID=$!
   for _ in $(seq 600); do
     [ -s "$WORK/port" ] && break
@@ -54,7 +59,7 @@ for server in $BINARIES; do
   health=""
   for mix in health $MIXES; do
     callgrind_control -z "$SERVER_PID" >/dev/null 2>&1
-    "$WORK/loadgen" --addr="$ADDR" --mode=stateless --mix="$mix" \
+    "$WORK/loadgen" --addr="$ADDR" --mode="$MODE" --mix="$mix" \
       --concurrency=1 --duration_seconds="$DURATION" | tail -n 1 >"$WORK/run.json"
     callgrind_control -d "$SERVER_PID" >/dev/null 2>&1
     calls="$(/usr/bin/python3 -c 'import json, sys

@@ -42,23 +42,31 @@ Reply Convert(const redisReply* r) {
   return out;
 }
 
+// RESP's request form, written directly: an array of bulk strings
+// ("*N\r\n" then "$LEN\r\nBYTES\r\n" per word). hiredis's
+// redisFormatCommandArgv builds the same bytes through sds reallocations,
+// about 18,000 instructions for one commit's 20 words (callgrind); this is
+// a single reserved string. Replies are still parsed by hiredis's reader.
 absl::StatusOr<std::string> Format(absl::Span<const Command> commands) {
-  std::string out;
-  std::vector<const char*> argv;
-  std::vector<size_t> lens;
+  size_t size = 0;
   for (const Command& c : commands) {
-    argv.clear();
-    lens.clear();
+    size += 16;
+    for (const std::string& word : c) size += word.size() + 24;
+  }
+  std::string out;
+  out.reserve(size);
+  // absl's integer formatting: snprintf costs ~650 instructions a number.
+  const auto append_header = [&](absl::string_view kind, size_t n) {
+    absl::StrAppend(&out, kind, n, "\r\n");
+  };
+  for (const Command& c : commands) {
+    if (c.empty()) return absl::InternalError("an empty Redis command");
+    append_header("*", c.size());
     for (const std::string& word : c) {
-      argv.push_back(word.data());
-      lens.push_back(word.size());
+      append_header("$", word.size());
+      out.append(word);
+      out.append("\r\n", 2);
     }
-    char* formatted = nullptr;
-    const int n = redisFormatCommandArgv(&formatted, static_cast<int>(c.size()),
-                                         argv.data(), lens.data());
-    if (n < 0) return absl::InternalError("cannot format a Redis command");
-    out.append(formatted, static_cast<size_t>(n));
-    redisFreeCommand(formatted);
   }
   return out;
 }

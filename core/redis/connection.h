@@ -1,7 +1,7 @@
 // One connection to Redis: TCP, TLS (OpenSSL) or a unix socket, every
-// read and write bounded by a deadline. The protocol (RESP) is hiredis's:
-// commands are formatted and replies parsed by its reader; the transport
-// is ours, because Debian's hiredis (0.14) has no TLS and its blocking
+// read and write bounded by a deadline. Replies are parsed by hiredis's
+// reader; commands are written as RESP arrays here (connection.cc); the
+// transport is ours, because Debian's hiredis (0.14) has no TLS and its blocking
 // calls take one timeout per syscall rather than a deadline per request.
 //
 // A transport error or a deadline passed mid-request leaves the stream at
