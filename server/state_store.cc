@@ -72,6 +72,22 @@ absl::StatusOr<redis::ClientOptions> ClientOptionsFor(
   return client;
 }
 
+// A store that evicts keys under memory pressure would forget runs (and
+// their spent budgets with them) or the caps' leases: toolgate needs
+// `noeviction`, so that a full store refuses (UNAVAILABLE) instead. Said at
+// start-up; a managed store that hides CONFIG is not second-guessed.
+void WarnUnlessNoEviction(redis::Client& client) {
+  absl::StatusOr<redis::Reply> policy = client.Run(
+      "other", {"CONFIG", "GET", "maxmemory-policy"});
+  if (!policy.ok() || policy->elements.size() != 2) return;
+  const std::string& value = policy->elements[1].str;
+  if (value == "noeviction") return;
+  std::cerr << "toolgate: WARNING: " << client.name()
+            << " has maxmemory-policy " << value
+            << ": under memory pressure it may evict runs, approvals or the "
+               "caps' counts; set maxmemory-policy noeviction (docs/state.md)\n";
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<StateStore>> StateStore::Open(
@@ -83,6 +99,7 @@ absl::StatusOr<std::unique_ptr<StateStore>> StateStore::Open(
   auto client =
       redis::Client::Connect(*std::move(client_options), absl::Seconds(5));
   if (!client.ok()) return client.status();
+  WarnUnlessNoEviction(**client);
   return std::unique_ptr<StateStore>(
       new StateStore(*std::move(client), options, engine));
 }

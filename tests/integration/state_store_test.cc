@@ -241,5 +241,30 @@ TEST(StateStoreStartup, WrongPasswordOrCaNamesTheFlag) {
   EXPECT_TRUE(right_ca.started());
 }
 
+// A store that may evict state is named at start-up (it would forget
+// runs and spent budgets under memory pressure).
+TEST(StateStoreStartup, AnEvictingStoreIsWarnedAbout) {
+  RedisServerOptions evicting;
+  evicting.extra_args = {"--maxmemory-policy", "allkeys-lru"};
+  RedisServer redis(evicting);
+  ASSERT_TRUE(redis.started());
+  const std::string log = TempFile("evicting.log", "");
+  {
+    ServerProcess server({"--state_store=" + redis.url()}, false, log);
+    EXPECT_TRUE(server.started());
+  }
+  EXPECT_THAT(testutil::ReadAll(log),
+              HasSubstr("maxmemory-policy allkeys-lru"));
+  RedisServer fine;
+  ASSERT_TRUE(fine.started());
+  const std::string quiet = TempFile("noeviction.log", "");
+  {
+    ServerProcess server({"--state_store=" + fine.url()}, false, quiet);
+    EXPECT_TRUE(server.started());
+  }
+  EXPECT_THAT(testutil::ReadAll(quiet),
+              ::testing::Not(HasSubstr("maxmemory-policy")));
+}
+
 }  // namespace
 }  // namespace toolgate
