@@ -113,7 +113,12 @@ class DashboardTest(unittest.TestCase):
             with urllib.request.urlopen(url, timeout=10) as r:
                 body = json.load(r)
         except urllib.error.HTTPError as e:
-            body = json.load(e)
+            try:
+                body = json.load(e)
+            except ValueError:
+                # Not Prometheus's JSON: it is still starting (a plain-text
+                # 503). An OSError, so wait_for tries again.
+                raise e from None
         if body.get("status") != "success":
             raise AssertionError("%s: %s" % (expr, body))
         return body["data"]
