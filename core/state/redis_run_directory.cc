@@ -11,6 +11,7 @@
 #include "core/state/redis_layout.h"
 #include "core/state/redis_run_directory_scripts.h"
 #include "core/state/redis_run_record.h"
+#include "core/state/redis_token.h"
 #include "core/util/ids.h"
 
 namespace toolgate {
@@ -20,7 +21,7 @@ namespace {
 namespace layout = redis_layout;
 
 std::string TokenHash(absl::string_view token) {
-  return absl::BytesToHexString(Sha256(token));
+  return StoredTokenHash(token);
 }
 
 // "run_" and 32 lower-case hex digits: what Open draws.

@@ -8,6 +8,7 @@
 #include "core/state/redis_layout.h"
 #include "core/state/redis_reply.h"
 #include "core/state/redis_run_scripts.h"
+#include "core/state/redis_token.h"
 #include "core/util/ids.h"
 
 namespace toolgate {
@@ -61,8 +62,7 @@ std::string TenantOf(const Run& run) {
 }
 
 std::string TokenHash(absl::string_view token) {
-  return token.empty() ? std::string()
-                       : absl::BytesToHexString(Sha256(token));
+  return StoredTokenHash(token);
 }
 
 absl::Status RunGone(const Run& run) {
