@@ -1,5 +1,5 @@
 # Sourced by the scripts here (authz_ratio.sh, server_instructions.sh,
-# trace_overhead.sh, trace_instructions.sh): a work
+# trace_overhead.sh, trace_instructions.sh) and bench/state/: a work
 # directory removed on exit (stopping the server in $SERVER_PID first, if
 # any), and the server and load generator built with $BAZEL_FLAGS (default
 # "-c opt") and copied into it as $WORK/toolgate and $WORK/loadgen.
@@ -22,6 +22,12 @@ wait_file() {
   done
   echo "$2 did not start" >&2
   exit 1
+}
+
+# A loopback TCP port nothing listens on now.
+free_port() {
+  /usr/bin/python3 -c 'import socket; s = socket.socket()
+s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
 # shellcheck disable=SC2086  # BAZEL_FLAGS is a list of flags.

@@ -33,10 +33,6 @@ overhead_cleanup() {
 }
 trap overhead_cleanup EXIT
 
-free_port() {
-  /usr/bin/python3 -c 'import socket; s = socket.socket()
-s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 # utime+stime of a process, in clock ticks.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 metric() {

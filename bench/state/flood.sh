@@ -11,32 +11,28 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUNS="${RUNS:-100000}"
 TTL="${TTL:-5}"
-BAZEL_FLAGS="${BAZEL_FLAGS--c opt}"
+# shellcheck source=bench/load/lib.sh
+source bench/load/lib.sh  # $WORK, free_port, the server built into $WORK.
 # shellcheck disable=SC2086
-bazel build $BAZEL_FLAGS //server:toolgate //proto:toolgate_py_gen >&2
-BIN=$(bazel info $BAZEL_FLAGS bazel-bin 2>/dev/null)
-WORK=$(mktemp -d)
-cleanup() {
-  [ -n "${SERVER:-}" ] && kill -TERM "$SERVER" 2>/dev/null || true
-  [ -n "${REDIS:-}" ] && kill -KILL "$REDIS" 2>/dev/null || true
-  rm -rf "$WORK"
+bazel build $BAZEL_FLAGS //proto:toolgate_py_gen >&2
+# shellcheck disable=SC2086
+PROTO="$(bazel info $BAZEL_FLAGS bazel-bin 2>/dev/null)/proto"
+REDIS=""
+flood_cleanup() {
+  if [ -n "$REDIS" ]; then kill -KILL "$REDIS" 2>/dev/null || true; fi
+  bench_cleanup
 }
-trap cleanup EXIT
-free_port() {
-  /usr/bin/python3 -c 'import socket; s = socket.socket()
-s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+trap flood_cleanup EXIT
 RPORT=$(free_port)
 redis-server --port "$RPORT" --bind 127.0.0.1 --dir "$WORK" --save '' \
   --appendonly no >"$WORK/redis.log" &
 REDIS=$!
 for _ in $(seq 100); do redis-cli -p "$RPORT" ping >/dev/null 2>&1 && break; sleep 0.05; done
-"$BIN/server/toolgate" --listen=127.0.0.1:0 --port_file="$WORK/port" \
+"$WORK/toolgate" --listen=127.0.0.1:0 --port_file="$WORK/port" \
   --state_store="redis://127.0.0.1:$RPORT" --run_idle_ttl_seconds="$TTL" \
   --max_runs=$((RUNS + 10)) --max_runs_per_tenant=$((RUNS + 10)) \
   2>"$WORK/server.log" &
-SERVER=$!
-for _ in $(seq 200); do [ -s "$WORK/port" ] && break; sleep 0.05; done
-[ -s "$WORK/port" ] || { cat "$WORK/server.log" >&2; exit 1; }
-/usr/bin/python3 bench/state/flood.py "$BIN/proto" \
+SERVER_PID=$!
+wait_file "$WORK/port" "toolgate (see $WORK/server.log)"
+/usr/bin/python3 bench/state/flood.py "$PROTO" \
   "127.0.0.1:$(cat "$WORK/port")" "$RPORT" "$RUNS" "$TTL"

@@ -59,11 +59,6 @@ state_cleanup() {
 }
 trap state_cleanup EXIT
 
-free_port() {
-  /usr/bin/python3 -c 'import socket; s = socket.socket()
-s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 REDIS_PORT="$(free_port)"
 mkdir -p "$WORK/redis"
 "$REDIS_SERVER" --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$WORK/redis" \
