@@ -137,6 +137,9 @@ absl::StatusOr<std::vector<Approval>> RedisApprovalLedger::List(
   auto replies = client_.Pipeline("approval_list", reads);
   if (!replies.ok()) return replies.status();
   const absl::Time now = ServerTime(replies->back());
+  if (now == absl::InfinitePast()) {
+    return ReplyReader(replies->back(), client_, "TIME").Unexpected();
+  }
   std::vector<Approval> out;
   for (size_t i = 0; i < ids->size(); ++i) {
     std::optional<Approval> a = ApprovalOf((*ids)[i], (*replies)[i], now);
@@ -170,6 +173,10 @@ absl::StatusOr<RedisApprovalLedger::Loaded> RedisApprovalLedger::Load(
        {"TIME"}});
   if (!replies.ok()) return replies.status();
   const absl::Time now = ServerTime((*replies)[1]);
+  // Without the store's clock no expiry could be judged.
+  if (now == absl::InfinitePast()) {
+    return ReplyReader((*replies)[1], client_, "TIME").Unexpected();
+  }
   std::optional<Approval> a = ApprovalOf(approval_id, (*replies)[0], now);
   if (!a.has_value() || a->run_id != run_id) {
     return absl::NotFoundError(

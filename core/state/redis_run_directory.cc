@@ -141,10 +141,11 @@ absl::Status RedisRunDirectory::Admit(const std::string& run_id,
   absl::Status status =
       replies.ok() ? AdmitVerdict(tenant, replies->back()) : replies.status();
   if (status.ok()) return status;
-  // The id was never handed out: take the run (and a lease the lost reply
-  // may have granted) back now rather than at their expiry. Best effort:
-  // after a timeout the store is unlikely to answer a second request.
-  if (status.code() != absl::StatusCode::kDeadlineExceeded) {
+  // The id was never handed out: when the store refused it, take the run
+  // back now rather than at its expiry. When the store did not answer, a
+  // second request would wait as long again; what the lost request may
+  // have written expires with the run's TTL and the lease's.
+  if (replies.ok()) {
     client_
         .Pipeline("run_discard", {{"DEL", RunKey(run_id)},
                                   {"ZREM", runs_key, run_id},

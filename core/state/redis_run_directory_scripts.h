@@ -39,7 +39,8 @@ const redis::Script& RunAdmitScript();
 const redis::Script& RunLoadScript();
 
 // run_lease {c}. KEYS: runs, tenant:<t>. ARGV: run id, lease ms. Pushes
-// the run's leases that still exist (ZADD XX) to server now + lease ms.
+// the run's leases to server now + lease ms (ZADD GT: a lease trimmed
+// while the run was still in use comes back).
 const redis::Script& RunLeaseScript();
 
 // One EVALSHA of a pipeline.

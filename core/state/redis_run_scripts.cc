@@ -17,7 +17,7 @@ namespace {
 // 5 approval kind (none|parallel|request|consume), 6 approval id, 7 tool,
 // 8 canonical arguments, 9 admitted (request), 10 approval TTL ms,
 // 11 pending cap per run, 12 keep after expiry ms, 13 the presented
-// token's hash ('' when the run was authorized already), 14 number of
+// token's hash (always checked), 14 number of
 // budget charges, then 4 per charge: tool, class (0..2), tool limit,
 // class limit.
 constexpr char kCallCommit[] = R"lua(#!lua
@@ -25,7 +25,7 @@ local run = KEYS[1]
 local f = redis.call('HMGET', run, 'tok', 'maxrej', 'rej', 'brk', 'ro',
                      'ttl', 'model', 'ctx')
 if not f[1] then return {'NOTFOUND'} end
-if ARGV[13] ~= '' and f[1] ~= ARGV[13] then return {'DENIED'} end
+if f[1] ~= ARGV[13] then return {'DENIED'} end
 redis.call('PEXPIRE', run, f[6])
 local maxrej = tonumber(f[2])
 local rej = tonumber(f[3] or '0')
@@ -192,7 +192,7 @@ constexpr char kOutputRecord[] = R"lua(#!lua
 local f = redis.call('HMGET', KEYS[1], 'tok', 'ks_thr', 'ks_win', 'ks_ring',
                      'ks_pos', 'ks_fill', 'ks_inv', 'ro', 'ttl')
 if not f[1] then return {'NOTFOUND'} end
-if ARGV[2] ~= '' and f[1] ~= ARGV[2] then return {'DENIED'} end
+if f[1] ~= ARGV[2] then return {'DENIED'} end
 redis.call('PEXPIRE', KEYS[1], f[9])
 local thr, win = tonumber(f[2]), tonumber(f[3])
 local ring = f[4] or string.rep('0', win)

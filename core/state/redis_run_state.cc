@@ -180,6 +180,8 @@ absl::StatusOr<redis::Reply> RedisRunState::CommitNewApproval(
 
 absl::StatusOr<CallOutcome> RedisRunState::CommitCall(Run& run,
                                                       const CallPlan& plan) {
+  // The commit is where a cached run's token is checked: never without one.
+  if (plan.run_token.empty()) return MissingTokenError();
   // An id that is not one this store draws names no key: it is refused as
   // an unknown approval (approval_mismatch), and no caller text reaches a
   // key name.
@@ -232,6 +234,7 @@ void RedisRunState::RefundCall(Run& run, const CallPlan& plan,
 
 absl::StatusOr<bool> RedisRunState::RecordOutput(
     Run& run, absl::string_view run_token, output::OutputVerdict verdict) {
+  if (run_token.empty()) return MissingTokenError();
   // Anything but an explicit VALID counts against the run.
   const std::string bit = verdict == output::OutputVerdict::kValid ? "0" : "1";
   absl::StatusOr<redis::Reply> reply =

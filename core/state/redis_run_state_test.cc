@@ -32,8 +32,11 @@ std::shared_ptr<const Snapshot> TestSnapshot() {
   return *Snapshot::Compile(m, "test");
 }
 
+constexpr char kToken[] = "redis-run-state-token";
+
 CallPlan Plan(bool allowable, int budget = 0) {
   CallPlan plan;
+  plan.run_token = kToken;
   plan.allowable = allowable;
   plan.misformat = !allowable;
   if (budget > 0) {
@@ -65,7 +68,7 @@ class RedisRunStateTest : public testing::Test {
 
   void Attach() {
     ASSERT_EQ(redis_->Cli({"HSET", redis_layout::RunKey("toolgate:", run_->id()),
-                           "tok", "x", "maxrej", "3", "ks_thr", "2", "ks_win",
+                           "tok", absl::BytesToHexString(Sha256(kToken)), "maxrej", "3", "ks_thr", "2", "ks_win",
                            "2", "ttl", "60000", "model", "m", "ctx", "{}"}),
               "7");
   }
@@ -94,13 +97,13 @@ TEST_F(RedisRunStateTest, OneRoundTripPerDecision) {
   Start();
   // Loaded once, so the count below is the steady state.
   ASSERT_TRUE(store_->CommitCall(*run_, Plan(true)).ok());
-  ASSERT_TRUE(store_->RecordOutput(*run_, "", output::OutputVerdict::kValid).ok());
+  ASSERT_TRUE(store_->RecordOutput(*run_, kToken, output::OutputVerdict::kValid).ok());
   ASSERT_TRUE(store_->Reset(*run_).ok());
   redis_->Cli({"CONFIG", "RESETSTAT"});
   for (int i = 0; i < 100; ++i) {
     ASSERT_TRUE(store_->CommitCall(*run_, Plan(i % 3 != 0, 1000)).ok());
     ASSERT_TRUE(
-        store_->RecordOutput(*run_, "", output::OutputVerdict::kValid).ok());
+        store_->RecordOutput(*run_, kToken, output::OutputVerdict::kValid).ok());
     if (i % 10 == 9) {
       ASSERT_TRUE(store_->Reset(*run_).ok());
     }
@@ -117,7 +120,7 @@ TEST_F(RedisRunStateTest, LostRunIsNotFoundNeverAFreshOne) {
   EXPECT_EQ(store_->CommitCall(*run_, Plan(true)).status().code(),
             absl::StatusCode::kNotFound);
   EXPECT_EQ(
-      store_->RecordOutput(*run_, "", output::OutputVerdict::kValid).status().code(),
+      store_->RecordOutput(*run_, kToken, output::OutputVerdict::kValid).status().code(),
       absl::StatusCode::kNotFound);
   EXPECT_EQ(store_->Reset(*run_).code(), absl::StatusCode::kNotFound);
 }
@@ -208,6 +211,19 @@ TEST_F(RedisRunStateTest, TheCommitChecksTheToken) {
   EXPECT_EQ(redis_->Cli({"HGET", key, "ks_inv"}), "");
   plan.run_token = "secret";
   EXPECT_EQ(store_->CommitCall(*run_, plan)->loop.attempt, 1);
+}
+
+// No path commits without a token: the cached run's check is here.
+TEST_F(RedisRunStateTest, NoTokenIsRefusedNotSkipped) {
+  Start();
+  CallPlan plan = Plan(true);
+  plan.run_token = "";
+  EXPECT_EQ(store_->CommitCall(*run_, plan).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->RecordOutput(*run_, "", output::OutputVerdict::kValid)
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

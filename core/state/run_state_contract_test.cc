@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "core/approval/approval_store.h"
 #include "core/redis/client.h"
@@ -18,6 +19,7 @@
 #include "core/state/redis_layout.h"
 #include "core/state/redis_run_state.h"
 #include "core/state/run_state_store.h"
+#include "core/util/ids.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/redis_server.h"
@@ -25,6 +27,10 @@
 namespace toolgate {
 namespace state {
 namespace {
+
+// Every run of this suite is opened with this token (the Redis store
+// checks it at every commit; the memory store checked it at Authorize).
+constexpr char kRunToken[] = "contract-run-token";
 
 // One store under test: its run state, its approvals, and how a run
 // opened in the test becomes known to it (the memory store keeps the
@@ -82,7 +88,7 @@ void AttachToRedis(redis::Client& client, const std::string& prefix,
   ASSERT_TRUE(client
                   .Run("attach",
                        {"HSET", redis_layout::RunKey(prefix, run.id()), "tok",
-                        "test", "maxrej",
+                        absl::BytesToHexString(Sha256(kRunToken)), "maxrej",
                         absl::StrCat(run.max_consecutive_rejects()), "ks_thr",
                         absl::StrCat(l.kill_switch_threshold), "ks_win",
                         absl::StrCat(l.kill_switch_window), "ttl", "60000",
@@ -127,14 +133,20 @@ std::shared_ptr<const Snapshot> TestSnapshot() {
   return *s;
 }
 
-CallPlan Allowable() {
+CallPlan Plan() {
   CallPlan plan;
+  plan.run_token = kRunToken;
+  return plan;
+}
+
+CallPlan Allowable() {
+  CallPlan plan = Plan();
   plan.allowable = true;
   return plan;
 }
 
 CallPlan Misformatted() {
-  CallPlan plan;
+  CallPlan plan = Plan();
   plan.misformat = true;
   return plan;
 }
@@ -212,7 +224,7 @@ TEST_P(RunStateContract, MisformattedRejectsOpenTheBreakerThenStop) {
       {Misformatted(), Decision::kReject, true, 1, 2},
       {Allowable(), Decision::kAllow, true, 0, 3},
       {Misformatted(), Decision::kReject, true, 1, 2},
-      {CallPlan(), Decision::kReject, false, 0, 0},  // Not a misformat.
+      {Plan(), Decision::kReject, false, 0, 0},  // Not a misformat.
       {Misformatted(), Decision::kReject, true, 2, 1},
       {Misformatted(), Decision::kReject, true, 3, 0},
       {Allowable(), Decision::kStop, false, 3, 0},  // Open: nothing happens.
@@ -240,9 +252,9 @@ TEST_P(RunStateContract, KillSwitchVetoesWritesUntilReset) {
   CallPlan read = Allowable();
   CallPlan write = Allowable();
   write.has_write = true;
-  EXPECT_EQ(*store_->RecordOutput(*run_, "", output::OutputVerdict::kInvalid),
+  EXPECT_EQ(*store_->RecordOutput(*run_, kRunToken, output::OutputVerdict::kInvalid),
             false);
-  EXPECT_EQ(*store_->RecordOutput(*run_, "", output::OutputVerdict::kInvalid),
+  EXPECT_EQ(*store_->RecordOutput(*run_, kRunToken, output::OutputVerdict::kInvalid),
             true);
   CallOutcome vetoed = Commit(Charged(5, write));
   EXPECT_TRUE(vetoed.read_only);
