@@ -122,6 +122,7 @@ state::SharedStateFactory StateStore::Factory() {
     approvals.key_prefix = options_.key_prefix;
     approvals.approval_ttl = absl::Seconds(engine_.approval_ttl_seconds);
     approvals.max_approvals = engine_.max_approvals;
+    approvals.max_bytes = engine_.max_approval_bytes;
     approvals.max_pending_per_run = engine_.max_pending_approvals_per_run;
     approvals.max_pending_per_tenant = engine_.max_pending_approvals_per_tenant;
     state::SharedState shared;

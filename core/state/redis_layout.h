@@ -61,6 +61,10 @@ inline std::string TenantApprovalsKey(absl::string_view prefix,
 inline std::string AllApprovalsKey(absl::string_view prefix) {
   return absl::StrCat(prefix, "{c}:apr:all");
 }
+// Bytes of each approval held (id -> bytes) and their "total".
+inline std::string ApprovalBytesKey(absl::string_view prefix) {
+  return absl::StrCat(prefix, "{c}:apr:bytes");
+}
 inline std::string EventsChannel(absl::string_view prefix) {
   return absl::StrCat(prefix, "events");
 }

@@ -228,25 +228,47 @@ return 'OK'
 // KEYS: 1 the tenant's pending approvals (zset by expiry), 2 every
 // approval held (zset by the time it may be dropped: its expiry while it
 // is pending, as a pending approval is dropped at expiry; re-scored when
-// decided), 3 the new id's index entry. ARGV: 1 id, 2 run id, 3 approval TTL ms, 4 keep after
-// expiry ms, 5 tenant cap, 6 global cap.
+// decided), 3 the new id's index entry, 4 the bytes of every approval
+// held (hash: id -> bytes, and "total"). ARGV: 1 id, 2 run id, 3 approval
+// TTL ms, 4 keep after expiry ms, 5 tenant cap, 6 global cap, 7 this
+// approval's bytes, 8 byte cap.
 constexpr char kApprovalAdmit[] = R"lua(#!lua
 )lua" TG_NOW R"lua(
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+-- Dropped approvals give their bytes back (at most --max_approvals of
+-- them, once each; in slices, as Lua's unpack takes at most ~8000).
+local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
+local freed = 0
+for i = 1, #gone, 1000 do
+  local part = {unpack(gone, i, math.min(i + 999, #gone))}
+  for _, b in ipairs(redis.call('HMGET', KEYS[4], unpack(part))) do
+    freed = freed + (tonumber(b) or 0)
+  end
+  redis.call('HDEL', KEYS[4], unpack(part))
+end
+if #gone > 0 then
+  redis.call('HINCRBY', KEYS[4], 'total', -freed)
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+end
 local tenant = redis.call('ZCARD', KEYS[1])
 if tenant >= tonumber(ARGV[5]) then return {'CAP_TENANT', tenant} end
 local all = redis.call('ZCARD', KEYS[2])
 if all >= tonumber(ARGV[6]) then return {'CAP_ALL', all} end
+local held = tonumber(redis.call('HGET', KEYS[4], 'total') or '0')
+local need = tonumber(ARGV[7])
+if held + need > tonumber(ARGV[8]) then return {'CAP_BYTES', held} end
 local expires = now + tonumber(ARGV[3])
 local keep = expires + tonumber(ARGV[4])
 redis.call('ZADD', KEYS[1], expires, ARGV[1])
 redis.call('ZADD', KEYS[2], expires, ARGV[1])
+redis.call('HSET', KEYS[4], ARGV[1], need)
+redis.call('HINCRBY', KEYS[4], 'total', need)
 -- Every approval of this store has the same TTL, so the newest admitted
 -- is the last to go (a decision re-scores it to at most `keep`): the
--- zsets vanish when nothing is held.
+-- zsets and the byte counts vanish together when nothing is held.
 redis.call('PEXPIREAT', KEYS[1], expires)
 redis.call('PEXPIREAT', KEYS[2], keep)
+redis.call('PEXPIREAT', KEYS[4], keep)
 redis.call('SET', KEYS[3], ARGV[2], 'PXAT', keep)
 return {'OK', 0}
 )lua";
@@ -254,7 +276,11 @@ return {'OK', 0}
 // KEYS as ApprovalAdmit's. ARGV: 1 id.
 constexpr char kApprovalUnadmit[] = R"lua(#!lua
 redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
+if redis.call('ZREM', KEYS[2], ARGV[1]) == 1 then
+  local b = tonumber(redis.call('HGET', KEYS[4], ARGV[1]) or '0')
+  redis.call('HDEL', KEYS[4], ARGV[1])
+  redis.call('HINCRBY', KEYS[4], 'total', -b)
+end
 redis.call('DEL', KEYS[3])
 return 1
 )lua";

@@ -4,6 +4,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "core/approval/approval_store.h"
 #include "core/run/open_checks.h"
 #include "core/state/redis_layout.h"
 #include "core/state/redis_reply.h"
@@ -59,6 +60,18 @@ namespace {
 std::string TenantOf(const Run& run) {
   auto it = run.context().find(kTenantContextKey);
   return it == run.context().end() ? "" : it->second;
+}
+
+// What the approval this plan asks for will hold, counted as the memory
+// store counts it (--max_approval_bytes means the same with either).
+size_t NewApprovalBytes(const Run& run, const CallPlan& plan) {
+  Approval approval;
+  approval.run_id = run.id();
+  approval.tool = plan.tool;
+  approval.arguments_json = plan.arguments_json;
+  approval.model = run.model();
+  approval.run_context = run.context();
+  return ApprovalBytes(approval);
 }
 
 std::string TokenHash(absl::string_view token) {
@@ -132,7 +145,8 @@ std::vector<std::string> RedisRunState::AdmissionKeys(
   const std::string& prefix = options_.key_prefix;
   return {layout::TenantApprovalsKey(prefix, TenantOf(run)),
           layout::AllApprovalsKey(prefix),
-          layout::ApprovalIndexKey(prefix, id)};
+          layout::ApprovalIndexKey(prefix, id),
+          layout::ApprovalBytesKey(prefix)};
 }
 
 absl::StatusOr<redis::Reply> RedisRunState::CommitNewApproval(
@@ -151,7 +165,9 @@ absl::StatusOr<redis::Reply> RedisRunState::CommitNewApproval(
       {id, run.id(), absl::StrCat(Ms(options_.approval_ttl)),
        absl::StrCat(Ms(options_.keep_after_expiry)),
        absl::StrCat(options_.max_pending_per_tenant),
-       absl::StrCat(options_.max_approvals)});
+       absl::StrCat(options_.max_approvals),
+       absl::StrCat(NewApprovalBytes(run, plan)),
+       absl::StrCat(options_.max_bytes)});
   if (!admitted.ok()) return admitted.status();
   ReplyReader admission(*admitted, client_, "approval_admit");
   if (admission.Head() == "CAP_TENANT") {
@@ -165,6 +181,12 @@ absl::StatusOr<redis::Reply> RedisRunState::CommitNewApproval(
     return absl::ResourceExhaustedError(absl::StrCat(
         "the approval store is full (", admission.Integer(1),
         " approvals; --max_approvals=", options_.max_approvals, ")"));
+  }
+  if (admission.Head() == "CAP_BYTES") {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the approvals held take ", admission.Integer(1),
+        " bytes and this one ", NewApprovalBytes(run, plan),
+        " more (--max_approval_bytes=", options_.max_bytes, ")"));
   }
   if (admission.Head() != "OK") return admission.Unexpected();
   absl::StatusOr<redis::Reply> second = Commit(run, plan, id, true);

@@ -38,6 +38,8 @@ struct RedisRunStateOptions {
   size_t max_approvals = 10000;
   size_t max_pending_per_run = 64;
   size_t max_pending_per_tenant = 1000;
+  // Bytes of every approval held, counted as ApprovalBytes counts them.
+  size_t max_bytes = size_t{64} << 20;
   absl::Duration keep_after_expiry = absl::Hours(1);
 };
 

@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "core/approval/approval_store.h"
 #include "core/redis/client.h"
 #include "core/run/run_registry.h"
 #include "core/state/redis_layout.h"
@@ -224,6 +225,46 @@ TEST_F(RedisRunStateTest, NoTokenIsRefusedNotSkipped) {
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// Approvals dropped from the store give their bytes back at the next
+// admission, however many (Lua's unpack takes at most ~8000 values).
+TEST_F(RedisRunStateTest, DroppedApprovalsGiveTheirBytesBack) {
+  Start();
+  RedisRunStateOptions options;
+  options.max_bytes = 1000;
+  options.max_approvals = 100000;
+  store_ = std::make_unique<RedisRunState>(*client_, options);
+  std::vector<std::string> all = {"ZADD", "toolgate:{c}:apr:all"};
+  std::vector<std::string> bytes = {"HSET", "toolgate:{c}:apr:bytes", "total",
+                                    "2500000"};
+  for (int i = 0; i < 10000; ++i) {
+    const std::string id = absl::StrCat("apr_gone", i);
+    all.insert(all.end(), {"1", id});  // Dropped long ago.
+    bytes.insert(bytes.end(), {id, "250"});
+  }
+  ASSERT_TRUE(client_->Run("fill", all).ok());
+  ASSERT_TRUE(client_->Run("fill", bytes).ok());
+  CallPlan ask = Plan(true);
+  ask.approval = CallPlan::Approval::kRequest;
+  ask.tool = "t";
+  ask.arguments_json = "{}";
+  absl::StatusOr<CallOutcome> asked = store_->CommitCall(*run_, ask);
+  ASSERT_TRUE(asked.ok()) << asked.status();
+  ASSERT_FALSE(asked->approval_id.empty());
+  Approval held;
+  held.run_id = run_->id();
+  held.tool = "t";
+  held.arguments_json = "{}";
+  held.model = "m";
+  EXPECT_EQ(redis_->Cli({"HGET", "toolgate:{c}:apr:bytes", "total"}),
+            absl::StrCat(ApprovalBytes(held)));
+  EXPECT_EQ(redis_->Cli({"HLEN", "toolgate:{c}:apr:bytes"}), "2");
+  EXPECT_EQ(redis_->Cli({"ZCARD", "toolgate:{c}:apr:all"}), "1");
+  // And the next one does not fit in 1000 bytes.
+  ask.arguments_json = R"({"other":1})";
+  EXPECT_EQ(store_->CommitCall(*run_, ask).status().code(),
+            absl::StatusCode::kResourceExhausted);
 }
 
 }  // namespace

@@ -102,6 +102,7 @@ Stores RedisStores(const ApprovalStoreOptions& o, bool unix_socket) {
   options.key_prefix = absl::StrCat("contract", ++next, ":");
   options.approval_ttl = o.ttl;
   options.max_approvals = o.max_approvals;
+  options.max_bytes = o.max_bytes;
   options.max_pending_per_run = o.max_pending_per_run;
   options.max_pending_per_tenant = o.max_pending_per_tenant;
   redis::Client& client = SharedRedis(unix_socket);
@@ -378,6 +379,33 @@ TEST_P(RunStateContract, TenantCapCountsEveryRunOfTheTenant) {
   EXPECT_THAT(std::string(refused.status().message()),
               testing::HasSubstr("--max_pending_approvals_per_tenant=1"));
   EXPECT_TRUE(stores.state->CommitCall(*other, ask).ok());
+}
+
+// --max_approval_bytes: counted over every run, given back when a
+// pending approval expires.
+TEST_P(RunStateContract, ByteCapCountsEveryApprovalHeld) {
+  ApprovalStoreOptions options;
+  options.ttl = absl::Milliseconds(300);
+  CallPlan ask = WithApproval(CallPlan::Approval::kRequest);
+  Approval sized;  // What each request below holds.
+  sized.run_id = std::string(36, 'r');
+  sized.tool = ask.tool;
+  sized.arguments_json = ask.arguments_json;
+  sized.model = "m";
+  options.max_bytes = 2 * ApprovalBytes(sized) - 1;
+  Stores stores = GetParam().make(options);
+  auto a = Open(RunLimits{3, 2, 2}, stores);
+  auto b = Open(RunLimits{3, 2, 2}, stores);
+  ASSERT_EQ(a->id().size(), 36u);
+  ASSERT_TRUE(stores.state->CommitCall(*a, ask).ok());
+  absl::StatusOr<CallOutcome> refused = stores.state->CommitCall(*b, ask);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(refused.status().message()),
+              testing::HasSubstr("--max_approval_bytes="));
+  absl::SleepFor(absl::Milliseconds(400));  // a's approval expires
+  absl::StatusOr<CallOutcome> later = stores.state->CommitCall(*b, ask);
+  ASSERT_TRUE(later.ok()) << later.status();
+  EXPECT_FALSE(later->approval_id.empty());
 }
 
 TEST_P(RunStateContract, DecidingIsOnceAndNamesWhatIsWrong) {

@@ -32,9 +32,10 @@ constexpr char kManifest[] = R"({"toolgate":"v1","tools":[
     "type":"object","properties":{"amount":{"type":"integer"}},
     "required":["amount"]},"policy":{"requires_approval":true}}]})";
 
-std::string Wire(int amount) {
+std::string Wire(int amount, const std::string& memo) {
   return R"({"name":"wire_money","arguments":{"amount":)" +
-         std::to_string(amount) + "}}";
+         std::to_string(amount) +
+         (memo.empty() ? "" : R"(,"memo":")" + memo + "\"") + "}}";
 }
 
 // A server with an approver token and `flags`, and the calls these tests
@@ -61,6 +62,7 @@ class Gate {
     }
   }
   bool ok() const { return !snapshot_.empty(); }
+  std::string memo;  // An argument every call below carries when set.
 
   v1::OpenRunResponse Open(const std::string& tenant) {
     grpc::ClientContext ctx;
@@ -80,7 +82,7 @@ class Gate {
     v1::ValidateToolCallRequest req;
     req.set_run_id(run.run_id());
     req.set_run_token(run.run_token());
-    req.set_native_json(Wire(amount));
+    req.set_native_json(Wire(amount, memo));
     req.set_approval_id(approval_id);
     return stub_->ValidateToolCall(&ctx, req, resp);
   }
@@ -225,6 +227,25 @@ TEST(ApprovalLimits, ExpiredApprovalsFreeTheStoreAtTheirExpiry) {
   EXPECT_EQ(state, v1::APPROVAL_STATE_EXPIRED);
   EXPECT_EQ(gate.Decide(ids[2], true).error_code(),
             grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+// --max_approval_bytes counts the approvals of every run (in the shared
+// store too: the _redis variant).
+TEST(ApprovalLimits, ApprovalBytesAreCountedOverEveryRun) {
+  Gate gate({"--max_approval_bytes=1048576"});
+  ASSERT_TRUE(gate.ok());
+  gate.memo = std::string(180000, 'x');  // Five fit in 1 MiB, six do not.
+  const v1::OpenRunResponse a = gate.Open("a");
+  for (int amount = 1; amount <= 5; ++amount) {
+    ASSERT_FALSE(gate.Ask(a, amount).empty()) << amount;
+  }
+  const v1::OpenRunResponse b = gate.Open("b");
+  v1::ValidateToolCallResponse resp;
+  const grpc::Status full = gate.Validate(b, 6, &resp);
+  EXPECT_EQ(full.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(full.error_message(), HasSubstr("--max_approval_bytes=1048576"));
+  gate.memo = "";  // A small one still fits.
+  EXPECT_FALSE(gate.Ask(b, 6).empty());
 }
 
 }  // namespace
