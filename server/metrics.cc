@@ -319,7 +319,18 @@ std::vector<prometheus::MetricFamily> ServerMetrics::Collect() const {
       evicted_seen_ = evicted;
     }
   }
-  return registry_->Collect();
+  std::vector<prometheus::MetricFamily> families = registry_->Collect();
+  if (engine_ != nullptr && engine_->has_shared_state()) {
+    // Absent, not 0: this replica does not know the store's counts.
+    families.erase(
+        std::remove_if(families.begin(), families.end(),
+                       [](const prometheus::MetricFamily& f) {
+                         return f.name == "toolgate_open_runs" ||
+                                f.name == "toolgate_approvals_pending";
+                       }),
+        families.end());
+  }
+  return families;
 }
 
 size_t ServerMetrics::read_only_runs_held() const {

@@ -130,6 +130,9 @@ class Engine {
   // Runs open in this process (0 with a shared store: they are the
   // store's).
   size_t open_run_count() const { return memory_runs_.size(); }
+  // Whether runs and approvals live in a shared store (--state_store): then
+  // this process's counts of them say nothing about the fleet's.
+  bool has_shared_state() const { return shared_.runs != nullptr; }
   uint64_t snapshots_evicted() const { return snapshots_.evicted(); }
   size_t pending_approval_count() const { return approvals_.pending(); }
   bool IsRunOpen(absl::string_view run_id) const {

@@ -205,6 +205,10 @@ TEST_F(StateStoreTest, StoreRequestsAreCounted) {
       R"(toolgate_state_store_requests_total{operation="call_commit",result="ok"})");
   ASSERT_NE(it, metrics.end());
   EXPECT_GE(it->second, 1);
+  // A replica does not know the store's counts: absent, not a false 0.
+  EXPECT_EQ(metrics.count("toolgate_open_runs"), 0u);
+  EXPECT_EQ(metrics.count("toolgate_approvals_pending"), 0u);
+  EXPECT_EQ(metrics.count("toolgate_snapshots"), 1u);
 }
 
 // A store that cannot be used as configured stops the server at start-up
