@@ -21,6 +21,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/mcp_proxy/child_process.h"
+#include "client/health_check.h"
 #include "client/mcp_proxy/private_sidecar.h"
 #include "client/toolgate_client.h"
 
@@ -122,6 +123,17 @@ void Session(const std::string& name, Peer peer, int n) {
   peer.Stop();
 }
 
+// The floor of any RPC to the sidecar: a health check, which does no work.
+void HealthFloor(const std::shared_ptr<grpc::Channel>& channel, int n) {
+  auto check = [&](int) {
+    absl::StatusOr<int> status =
+        client::CheckHealth(channel, "", absl::Seconds(5));
+    return status.ok() && *status == client::kHealthServing;
+  };
+  Time(200, check);
+  Report("sidecar grpc.health.v1 Check", Time(n, check));
+}
+
 void SidecarOnly(const client::ToolGateClient& client, int n) {
   v1::CreateSnapshotRequest create;
   create.set_manifest_json(R"({"tools":[{"name":"echo","description":"Echo a text.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false},"annotations":{"readOnlyHint":true}}]})");
@@ -182,10 +194,11 @@ int Main(int argc, char** argv) {
   }
   client::ToolGateClientOptions client_options;
   client_options.admin_token = (*sidecar)->admin_token();
-  client::ToolGateClient client(
-      grpc::CreateChannel((*sidecar)->address(), grpc::InsecureChannelCredentials()),
-      client_options);
+  const std::shared_ptr<grpc::Channel> channel = grpc::CreateChannel(
+      (*sidecar)->address(), grpc::InsecureChannelCredentials());
+  client::ToolGateClient client(channel, client_options);
   const std::vector<std::string> mcp = {"/usr/bin/python3", script};
+  HealthFloor(channel, n);
   SidecarOnly(client, n);
   Session("direct", Start(mcp), n);
   std::vector<std::string> proxied = {ctl, "--addr", (*sidecar)->address(),
