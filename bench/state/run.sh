@@ -34,6 +34,12 @@
 #   bench/state/run.sh                                  # 7 rounds x 5 s, -c opt
 #   ROUNDS=1 DURATION=1 BAZEL_FLAGS= bench/state/run.sh # CI smoke
 #   CONCURRENCY=8 ROUNDS=3 bench/state/run.sh
+#   REDIS_CPUS=1 TOOLGATE_CPUS=0 bench/state/run.sh    # Redis on its own core
+#
+# REDIS_CPUS / TOOLGATE_CPUS (taskset -c lists, default unpinned) pin
+# redis-server, and the servers with the load generator, to CPUs: a Redis
+# with a core of its own, as a production Redis has, instead of one
+# competing with the toolgate servers and the loadgen for the same cores.
 #
 # BAZEL_FLAGS (default "-c opt") builds the server and the load generator.
 set -euo pipefail
@@ -46,6 +52,14 @@ RT_MIXES="${RT_MIXES-allow mixed reject}"  # Empty: none.
 MAX_RT="${MAX_RT:-1.5}"
 REDIS_SERVER="${REDIS_SERVER:-/usr/bin/redis-server}"
 REDIS_CLI="${REDIS_CLI:-/usr/bin/redis-cli}"
+REDIS_CPUS="${REDIS_CPUS:-}"
+TOOLGATE_CPUS="${TOOLGATE_CPUS:-}"
+# Command prefixes, not a shell function: a function run with & is a
+# subshell, and $! must be the server itself (taskset execs it).
+REDIS_PIN=()
+TOOLGATE_PIN=()
+[ -n "$REDIS_CPUS" ] && REDIS_PIN=(taskset -c "$REDIS_CPUS")
+[ -n "$TOOLGATE_CPUS" ] && TOOLGATE_PIN=(taskset -c "$TOOLGATE_CPUS")
 # shellcheck source=bench/load/lib.sh
 source bench/load/lib.sh
 declare -A PID PORT
@@ -61,7 +75,7 @@ trap state_cleanup EXIT
 
 REDIS_PORT="$(free_port)"
 mkdir -p "$WORK/redis"
-"$REDIS_SERVER" --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$WORK/redis" \
+"${REDIS_PIN[@]}" "$REDIS_SERVER" --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$WORK/redis" \
   --save '' --appendonly yes --appendfsync everysec --daemonize no \
   --logfile "$WORK/redis.log" &
 REDIS_PID=$!
@@ -79,18 +93,19 @@ fi
 for side in memory redis; do
   flags=()
   [ "$side" = redis ] && flags=(--state_store="redis://127.0.0.1:$REDIS_PORT")
-  "$WORK/toolgate" --listen=127.0.0.1:0 --port_file="$WORK/port.$side" \
+  "${TOOLGATE_PIN[@]}" "$WORK/toolgate" --listen=127.0.0.1:0 --port_file="$WORK/port.$side" \
     --metrics_listen="127.0.0.1:$(free_port)" "${flags[@]}" \
     2>"$WORK/server.$side.log" &
   PID[$side]=$!
   wait_file "$WORK/port.$side" "server ($side)"
   PORT[$side]="$(cat "$WORK/port.$side")"
   # Warm-up (not recorded).
-  "$WORK/loadgen" --addr="127.0.0.1:${PORT[$side]}" --mode=run --mix="$MIX" \
+  "${TOOLGATE_PIN[@]}" "$WORK/loadgen" --addr="127.0.0.1:${PORT[$side]}" --mode=run --mix="$MIX" \
     --concurrency=1 --duration_seconds=1 >/dev/null
 done
 echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) commit=$(git rev-parse --short HEAD)" \
   "load=\"$(cut -d' ' -f1-3 /proc/loadavg)\" cores=$(nproc)" \
+  "redis_cpus=\"$REDIS_CPUS\" toolgate_cpus=\"$TOOLGATE_CPUS\"" \
   "concurrency=\"$CONCURRENCY\" mix=$MIX rounds=$ROUNDS x ${DURATION}s" \
   "redis=\"$("$REDIS_SERVER" --version | cut -d' ' -f3)\"" >&2
 
@@ -113,7 +128,7 @@ run_one() {
       for _ in $(seq 50); do [ -s "$WORK/monitor.txt" ] && break; sleep 0.1; done
     fi
   fi
-  "$WORK/loadgen" --addr="127.0.0.1:${PORT[$side]}" --mode=run --mix="$mix" \
+  "${TOOLGATE_PIN[@]}" "$WORK/loadgen" --addr="127.0.0.1:${PORT[$side]}" --mode=run --mix="$mix" \
     --concurrency="$conc" --duration_seconds="$DURATION" --label="$label" |
     tail -n 1 >"$WORK/run.json"
   if [ "$side" = redis ]; then
