@@ -2,6 +2,7 @@
 
 #include <openssl/sha.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/escaping.h"
@@ -35,6 +36,12 @@ Command EvalShaCommand(const Script& script, absl::Span<const std::string> keys,
   c.insert(c.end(), keys.begin(), keys.end());
   c.insert(c.end(), args.begin(), args.end());
   return c;
+}
+
+// The store does not know the script (restarted without persistence,
+// SCRIPT FLUSH, failover): it did not run.
+bool IsNoScript(const Reply& reply) {
+  return reply.is_error() && absl::StartsWith(reply.str, "NOSCRIPT");
 }
 
 // A store that did not answer in time is, to the caller, a store that is
@@ -134,19 +141,20 @@ absl::StatusOr<std::vector<Reply>> Client::RoundTrip(
   return replies;
 }
 
+absl::StatusOr<std::vector<Reply>> Client::Checked(
+    absl::StatusOr<std::vector<Reply>> replies) const {
+  if (!replies.ok()) return replies;
+  for (const Reply& r : *replies) {
+    if (r.is_error()) return ErrorReply(r);
+  }
+  return replies;
+}
+
 absl::StatusOr<std::vector<Reply>> Client::Pipeline(
     absl::string_view operation, absl::Span<const Command> commands) {
   const absl::Time started = absl::Now();
   absl::StatusOr<std::vector<Reply>> replies =
-      RoundTrip(commands, started + options_.timeout);
-  if (replies.ok()) {
-    for (const Reply& r : *replies) {
-      if (r.is_error()) {
-        replies = ErrorReply(r);
-        break;
-      }
-    }
-  }
+      Checked(RoundTrip(commands, started + options_.timeout));
   Observe(operation, replies.status(), started);
   if (!replies.ok()) return AsUnavailable(replies.status());
   return replies;
@@ -168,8 +176,7 @@ absl::StatusOr<Reply> Client::Eval(const Script& script,
   const Command eval = EvalShaCommand(script, keys, args);
   absl::StatusOr<std::vector<Reply>> r =
       RoundTrip(absl::MakeConstSpan(&eval, 1), deadline);
-  if (r.ok() && r->front().is_error() &&
-      absl::StartsWith(r->front().str, "NOSCRIPT")) {
+  if (r.ok() && IsNoScript(r->front())) {
     const Command load{"SCRIPT", "LOAD", script.source()};
     r = RoundTrip({load, eval}, deadline);
     if (r.ok()) r->erase(r->begin());
@@ -180,6 +187,30 @@ absl::StatusOr<Reply> Client::Eval(const Script& script,
   Observe(script.name(), out.status(), started);
   if (!out.ok()) return AsUnavailable(out.status());
   return out;
+}
+
+absl::StatusOr<std::vector<Reply>> Client::EvalPipeline(
+    absl::string_view operation, absl::Span<const ScriptCall> calls) {
+  const absl::Time started = absl::Now();
+  const absl::Time deadline = started + options_.timeout;
+  std::vector<Command> commands;
+  for (const ScriptCall& call : calls) {
+    commands.push_back(EvalShaCommand(*call.script, call.keys, call.args));
+  }
+  absl::StatusOr<std::vector<Reply>> r = RoundTrip(commands, deadline);
+  if (r.ok() && std::any_of(r->begin(), r->end(), IsNoScript)) {
+    std::vector<Command> again;
+    for (const ScriptCall& call : calls) {
+      again.push_back({"SCRIPT", "LOAD", call.script->source()});
+    }
+    again.insert(again.end(), commands.begin(), commands.end());
+    r = RoundTrip(again, deadline);
+    if (r.ok()) r->erase(r->begin(), r->begin() + calls.size());
+  }
+  r = Checked(std::move(r));
+  Observe(operation, r.status(), started);
+  if (!r.ok()) return AsUnavailable(r.status());
+  return r;
 }
 
 }  // namespace toolgate::redis

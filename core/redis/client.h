@@ -48,6 +48,13 @@ class Script {
   std::string name_, source_, sha1_;
 };
 
+// One EVALSHA of a pipeline (Client::EvalPipeline).
+struct ScriptCall {
+  const Script* script;
+  std::vector<std::string> keys;
+  std::vector<std::string> args;
+};
+
 // What the store's requests did, for metrics: the operation (a script's
 // name, or the command), the result ("ok", "error" for an error reply,
 // "timeout", "unavailable") and the time it took.
@@ -74,6 +81,13 @@ class Client {
   absl::StatusOr<Reply> Eval(const Script& script,
                              absl::Span<const std::string> keys,
                              absl::Span<const std::string> args);
+  // Every call in one round trip, one reply each. When the store has lost
+  // a script (NOSCRIPT) the scripts are loaded and the whole pipeline is
+  // sent once more in the same round trip as the loads: callers pipeline
+  // only scripts that are safe to run twice (any error reply fails the
+  // whole pipeline, so the calls that ran cannot be told apart).
+  absl::StatusOr<std::vector<Reply>> EvalPipeline(
+      absl::string_view operation, absl::Span<const ScriptCall> calls);
 
   // "state store redis://host:port/db", for messages.
   const std::string& name() const { return name_; }
@@ -87,6 +101,9 @@ class Client {
   absl::StatusOr<std::vector<Reply>> RoundTrip(absl::Span<const Command> commands,
                                                absl::Time deadline);
   absl::Status ErrorReply(const Reply& reply) const;
+  // The replies of one pipeline: the first error reply fails it.
+  absl::StatusOr<std::vector<Reply>> Checked(
+      absl::StatusOr<std::vector<Reply>> replies) const;
   void Observe(absl::string_view operation, const absl::Status& status,
                absl::Time started) const;
 

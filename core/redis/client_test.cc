@@ -192,6 +192,32 @@ TEST(Client, ScriptsSurviveAFlushOfTheScriptCache) {
   EXPECT_EQ(seen, (std::vector<std::string>{"add:ok", "add:ok", "bad:error"}));
 }
 
+// A pipeline of scripts after the store lost them: loaded and sent again
+// once, one reply each; an error that merely mentions NOSCRIPT is an
+// error, not a reason to run the scripts again.
+TEST(Client, ScriptPipelinesSurviveAFlushOfTheScriptCache) {
+  RedisServer redis;
+  ASSERT_TRUE(redis.started());
+  std::unique_ptr<Client> c = MustConnect(Options(redis.url()));
+  const Script add("add", "return redis.call('INCRBY', KEYS[1], ARGV[1])");
+  const Script get("get", "return redis.call('GET', KEYS[1])");
+  const std::vector<ScriptCall> calls = {{&add, {"n"}, {"2"}},
+                                         {&get, {"n"}, {}}};
+  ASSERT_EQ(redis.Cli({"SCRIPT", "FLUSH"}), "OK");
+  absl::StatusOr<std::vector<Reply>> r = c->EvalPipeline("pair", calls);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].integer, 2);
+  EXPECT_EQ((*r)[1].str, "2");
+  const Script says("says", "return redis.error_reply('ERR not NOSCRIPT')");
+  ASSERT_FALSE(c->Eval(says, {}, {}).ok());  // Loaded: no NOSCRIPT below.
+  const std::vector<ScriptCall> failing = {{&add, {"n"}, {"1"}},
+                                           {&says, {}, {}}};
+  EXPECT_EQ(c->EvalPipeline("failing", failing).status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(redis.Cli({"GET", "n"}), "3");  // Ran once, not again.
+}
+
 TEST(Client, ManyThreadsShareTheBoundedPool) {
   RedisServer redis;
   ASSERT_TRUE(redis.started());

@@ -128,16 +128,16 @@ absl::Status RedisRunDirectory::Admit(const std::string& run_id,
                                       const std::string& tenant,
                                       std::vector<std::string> create_args) {
   const std::string runs_key = layout::RunsKey(options_.key_prefix);
-  // Both are safe to send twice (EvalPipeline's NOSCRIPT retry): the
+  // Both are safe to send twice (Client::EvalPipeline's NOSCRIPT retry): the
   // create writes the same values, and an admit that ran had no error.
-  std::vector<ScriptCall> calls = {
+  std::vector<redis::ScriptCall> calls = {
       {&RunCreateScript(), {RunKey(run_id)}, std::move(create_args)},
       {&RunAdmitScript(),
        {runs_key, TenantKey(tenant)},
        {run_id, absl::StrCat(options_.max_runs),
         absl::StrCat(options_.max_runs_per_tenant), absl::StrCat(LeaseMs())}}};
   absl::StatusOr<std::vector<redis::Reply>> replies =
-      EvalPipeline(client_, "run_open", calls);
+      client_.EvalPipeline("run_open", calls);
   absl::Status status =
       replies.ok() ? AdmitVerdict(tenant, replies->back()) : replies.status();
   if (status.ok()) return status;
@@ -180,13 +180,13 @@ absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::Authorize(
   std::optional<Cached> cached = Lookup(run_id);
   // The token check and the touch always go to the store; only the
   // rebuilding of a run this replica already holds is saved.
-  std::vector<ScriptCall> calls = {{&RunLoadScript(),
+  std::vector<redis::ScriptCall> calls = {{&RunLoadScript(),
                                     {RunKey(run_id)},
                                     {TokenHash(token), cached ? "0" : "1"}}};
   const bool lease_due = cached && now - cached->leased > options_.idle_ttl / 4;
   if (lease_due) calls.push_back(LeaseCall(run_id, cached->tenant));
   absl::StatusOr<std::vector<redis::Reply>> replies =
-      EvalPipeline(client_, "run_load", calls);
+      client_.EvalPipeline("run_load", calls);
   if (!replies.ok()) return replies.status();
   const redis::Reply& load = replies->front();
   if (absl::Status s = LoadVerdict(run_id, load, !cached); !s.ok()) {
@@ -204,7 +204,7 @@ absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::Authorize(
   // replica, again only after an eviction). Refreshing here rather than at
   // the next due time keeps a lease alive for a run only this replica uses.
   const std::string tenant = TenantOf(**run);
-  replies = EvalPipeline(client_, "run_lease", {LeaseCall(run_id, tenant)});
+  replies = client_.EvalPipeline("run_lease", {LeaseCall(run_id, tenant)});
   if (!replies.ok()) return replies.status();
   Remember(std::string(run_id), Cached{*run, tenant, now, TokenHash(token)});
   return run;
@@ -221,7 +221,7 @@ absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::AuthorizeAtCommit(
   return Authorize(run_id, token);
 }
 
-ScriptCall RedisRunDirectory::LeaseCall(absl::string_view run_id,
+redis::ScriptCall RedisRunDirectory::LeaseCall(absl::string_view run_id,
                                         const std::string& tenant) const {
   return {&RunLeaseScript(),
           {layout::RunsKey(options_.key_prefix), TenantKey(tenant)},

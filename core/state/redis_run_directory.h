@@ -115,7 +115,7 @@ class RedisRunDirectory : public RunDirectory {
                             const redis::Reply& reply) const;
   absl::Status LoadVerdict(absl::string_view run_id, const redis::Reply& reply,
                            bool with_fields) const;
-  ScriptCall LeaseCall(absl::string_view run_id,
+  redis::ScriptCall LeaseCall(absl::string_view run_id,
                        const std::string& tenant) const;
   // The run from its hash's fields (HGETALL's reply).
   absl::StatusOr<std::shared_ptr<Run>> Build(absl::string_view run_id,

@@ -23,13 +23,6 @@ redis::Script MakeScript(absl::string_view name, absl::string_view body) {
                        absl::StrCat("#!lua\n", kNowMs, body));
 }
 
-redis::Command EvalSha(const ScriptCall& call) {
-  redis::Command c{"EVALSHA", call.script->sha1(),
-                   absl::StrCat(call.keys.size())};
-  c.insert(c.end(), call.keys.begin(), call.keys.end());
-  c.insert(c.end(), call.args.begin(), call.args.end());
-  return c;
-}
 
 }  // namespace
 
@@ -97,28 +90,6 @@ end
 return 'OK'
 )lua"));
   return *script;
-}
-
-absl::StatusOr<std::vector<redis::Reply>> EvalPipeline(
-    redis::Client& client, absl::string_view operation,
-    const std::vector<ScriptCall>& calls) {
-  std::vector<redis::Command> commands;
-  for (const ScriptCall& call : calls) commands.push_back(EvalSha(call));
-  absl::StatusOr<std::vector<redis::Reply>> replies =
-      client.Pipeline(operation, commands);
-  if (replies.ok() ||
-      !absl::StrContains(replies.status().message(), "NOSCRIPT")) {
-    return replies;
-  }
-  std::vector<redis::Command> again;
-  for (const ScriptCall& call : calls) {
-    again.push_back({"SCRIPT", "LOAD", call.script->source()});
-  }
-  again.insert(again.end(), commands.begin(), commands.end());
-  replies = client.Pipeline(operation, again);
-  if (replies.ok())
-    replies->erase(replies->begin(), replies->begin() + calls.size());
-  return replies;
 }
 
 }  // namespace state

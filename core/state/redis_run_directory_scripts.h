@@ -8,8 +8,7 @@
 // Lease scores are the Redis server's TIME in ms, so that replicas with
 // skewed clocks agree on every expiry.
 //
-// Thread-safety: the scripts are immutable constants; EvalPipeline is as
-// thread-safe as the client.
+// Thread-safety: the scripts are immutable constants.
 #ifndef TOOLGATE_CORE_STATE_REDIS_RUN_DIRECTORY_SCRIPTS_H_
 #define TOOLGATE_CORE_STATE_REDIS_RUN_DIRECTORY_SCRIPTS_H_
 
@@ -42,23 +41,6 @@ const redis::Script& RunLoadScript();
 // the run's leases to server now + lease ms (ZADD GT: a lease trimmed
 // while the run was still in use comes back).
 const redis::Script& RunLeaseScript();
-
-// One EVALSHA of a pipeline.
-struct ScriptCall {
-  const redis::Script* script;
-  std::vector<std::string> keys;
-  std::vector<std::string> args;
-};
-
-// Sends every call in one round trip and returns one reply each. When the
-// store has lost a script (NOSCRIPT: restart without persistence, SCRIPT
-// FLUSH, failover) the scripts are loaded and the whole pipeline is sent
-// once more in the same round trip as the loads: callers only pipeline
-// scripts that are safe to run twice (Client::Pipeline gives no reply of a
-// pipeline that held an error, so the ones that ran cannot be told apart).
-absl::StatusOr<std::vector<redis::Reply>> EvalPipeline(
-    redis::Client& client, absl::string_view operation,
-    const std::vector<ScriptCall>& calls);
 
 }  // namespace state
 }  // namespace toolgate
