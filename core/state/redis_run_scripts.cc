@@ -246,10 +246,10 @@ for i = 1, #gone, 1000 do
   end
   redis.call('HDEL', KEYS[4], unpack(part))
 end
-if #gone > 0 then
-  redis.call('HINCRBY', KEYS[4], 'total', -freed)
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-end
+-- Not when nothing is freed: Lua's -0 is "-0", which HINCRBY refuses
+-- (approvals admitted before bytes were counted have none).
+if freed > 0 then redis.call('HINCRBY', KEYS[4], 'total', -freed) end
+if #gone > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now) end
 local tenant = redis.call('ZCARD', KEYS[1])
 if tenant >= tonumber(ARGV[5]) then return {'CAP_TENANT', tenant} end
 local all = redis.call('ZCARD', KEYS[2])
@@ -279,7 +279,7 @@ redis.call('ZREM', KEYS[1], ARGV[1])
 if redis.call('ZREM', KEYS[2], ARGV[1]) == 1 then
   local b = tonumber(redis.call('HGET', KEYS[4], ARGV[1]) or '0')
   redis.call('HDEL', KEYS[4], ARGV[1])
-  redis.call('HINCRBY', KEYS[4], 'total', -b)
+  if b > 0 then redis.call('HINCRBY', KEYS[4], 'total', -b) end
 end
 redis.call('DEL', KEYS[3])
 return 1
