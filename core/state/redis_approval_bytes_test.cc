@@ -6,6 +6,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "core/approval/approval_store.h"
 #include "core/redis/client.h"
 #include "core/run/run_registry.h"
@@ -115,6 +116,24 @@ TEST_F(RedisApprovalBytesTest, UndoingAnAdmissionWithoutBytesCompletes) {
   EXPECT_EQ(undone->type, redis::Reply::Type::kInteger);
   EXPECT_EQ(redis_.Cli({"EXISTS", index}), "0");
   EXPECT_EQ(redis_.Cli({"HGET", kBytes, "total"}), absl::StrCat(Each()));
+}
+
+// A replica with a shorter --approval_ttl_seconds (a config change rolling
+// out) must not cut short how long the store remembers the approvals
+// another replica admitted: they stay counted until each may be dropped.
+TEST_F(RedisApprovalBytesTest, ShorterTtlElsewhereKeepsLongerApprovalsCounted) {
+  const size_t cap = 2 * Each();
+  auto longer = Store(absl::Seconds(30), absl::ZeroDuration(), cap);
+  auto shorter = Store(absl::Milliseconds(200), absl::ZeroDuration(), cap);
+  ASSERT_TRUE(longer->CommitCall(*run_, Ask(1)).ok());
+  ASSERT_TRUE(shorter->CommitCall(*run_, Ask(2)).ok());
+  absl::SleepFor(absl::Milliseconds(500));  // Ask(2) has expired.
+  absl::StatusOr<CallOutcome> fits = longer->CommitCall(*run_, Ask(3));
+  ASSERT_TRUE(fits.ok()) << fits.status();
+  EXPECT_EQ(redis_.Cli({"ZCARD", kAll}), "2");
+  EXPECT_EQ(redis_.Cli({"HGET", kBytes, "total"}), absl::StrCat(cap));
+  EXPECT_EQ(longer->CommitCall(*run_, Ask(4)).status().code(),
+            absl::StatusCode::kResourceExhausted);
 }
 
 }  // namespace

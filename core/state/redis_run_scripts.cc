@@ -263,12 +263,18 @@ redis.call('ZADD', KEYS[1], expires, ARGV[1])
 redis.call('ZADD', KEYS[2], expires, ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[1], need)
 redis.call('HINCRBY', KEYS[4], 'total', need)
--- Every approval of this store has the same TTL, so the newest admitted
--- is the last to go (a decision re-scores it to at most `keep`): the
--- zsets and the byte counts vanish together when nothing is held.
-redis.call('PEXPIREAT', KEYS[1], expires)
-redis.call('PEXPIREAT', KEYS[2], keep)
-redis.call('PEXPIREAT', KEYS[4], keep)
+-- The keys go when nothing they hold is left: after the last score (a
+-- decision re-scores a pending approval to at most its expiry plus
+-- keep). Not from this admission's TTL alone: replicas may disagree on
+-- it (a config change rolling out), and one with a shorter TTL would
+-- drop the counts of approvals still held. Byte counts go with apr:all.
+local function last(key)
+  return tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
+end
+local drop = math.max(keep, last(KEYS[2]) + tonumber(ARGV[4]))
+redis.call('PEXPIREAT', KEYS[1], last(KEYS[1]))
+redis.call('PEXPIREAT', KEYS[2], drop)
+redis.call('PEXPIREAT', KEYS[4], drop)
 redis.call('SET', KEYS[3], ARGV[2], 'PXAT', keep)
 return {'OK', 0}
 )lua";
