@@ -136,6 +136,23 @@ TEST_F(RedisApprovalBytesTest, ShorterTtlElsewhereKeepsLongerApprovalsCounted) {
             absl::StatusCode::kResourceExhausted);
 }
 
+// Approvals a replica of the older version dropped from apr:all leave
+// their bytes behind; they are given back, not held forever.
+TEST_F(RedisApprovalBytesTest, BytesOfApprovalsDroppedElsewhereAreGivenBack) {
+  const size_t cap = 2 * Each();
+  auto store = Store(absl::Milliseconds(200), absl::Hours(1), cap);
+  ASSERT_TRUE(store->CommitCall(*run_, Ask(1)).ok());
+  ASSERT_TRUE(store->CommitCall(*run_, Ask(2)).ok());
+  absl::SleepFor(absl::Milliseconds(400));
+  // What the older version's admission does: trim apr:all, not the bytes.
+  ASSERT_EQ(redis_.Cli({"ZREMRANGEBYSCORE", kAll, "-inf", "+inf"}), "2");
+  ASSERT_TRUE(store->CommitCall(*run_, Ask(3)).ok());
+  absl::StatusOr<CallOutcome> fits = store->CommitCall(*run_, Ask(4));
+  ASSERT_TRUE(fits.ok()) << fits.status();
+  EXPECT_EQ(redis_.Cli({"HLEN", kBytes}), "3");
+  EXPECT_EQ(redis_.Cli({"HGET", kBytes, "total"}), absl::StrCat(cap));
+}
+
 }  // namespace
 }  // namespace state
 }  // namespace toolgate

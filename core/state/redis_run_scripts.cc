@@ -250,6 +250,26 @@ end
 -- (approvals admitted before bytes were counted have none).
 if freed > 0 then redis.call('HINCRBY', KEYS[4], 'total', -freed) end
 if #gone > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now) end
+-- Bytes of approvals apr:all no longer holds (trimmed by a replica of the
+-- version before byte counting, during a rolling upgrade) would hold
+-- their share forever: when there are more byte counts than approvals,
+-- count again from apr:all.
+if redis.call('HLEN', KEYS[4]) - 1 > redis.call('ZCARD', KEYS[2]) then
+  local kv = redis.call('HGETALL', KEYS[4])
+  local total, stale = 0, {}
+  for i = 1, #kv, 2 do
+    if kv[i] == 'total' then
+    elseif redis.call('ZSCORE', KEYS[2], kv[i]) then
+      total = total + tonumber(kv[i + 1])
+    else
+      stale[#stale + 1] = kv[i]
+    end
+  end
+  for i = 1, #stale, 1000 do
+    redis.call('HDEL', KEYS[4], unpack(stale, i, math.min(i + 999, #stale)))
+  end
+  redis.call('HSET', KEYS[4], 'total', total)
+end
 local tenant = redis.call('ZCARD', KEYS[1])
 if tenant >= tonumber(ARGV[5]) then return {'CAP_TENANT', tenant} end
 local all = redis.call('ZCARD', KEYS[2])
