@@ -124,6 +124,35 @@ TEST_P(RunStateContract, ByteCapCountsEveryApprovalHeld) {
   EXPECT_FALSE(later->approval_id.empty());
 }
 
+// A denied approval gives its bytes back keep_after_expiry after the
+// decision, not after its expiry (when its record goes).
+TEST_P(RunStateContract, DeniedApprovalGivesItsBytesBackAfterKeep) {
+  ApprovalStoreOptions options;
+  options.ttl = absl::Seconds(30);
+  options.keep_after_expiry = absl::Milliseconds(200);
+  CallPlan ask = WithApproval(CallPlan::Approval::kRequest);
+  Approval sized;  // What each request below holds; one fits.
+  sized.run_id = std::string(36, 'r');
+  sized.tool = ask.tool;
+  sized.arguments_json = ask.arguments_json;
+  sized.model = "m";
+  options.max_bytes = ApprovalBytes(sized);
+  Stores stores = GetParam().make(options);
+  auto run = Open(RunLimits{3, 2, 2}, stores);
+  ASSERT_EQ(run->id().size(), 36u);
+  absl::StatusOr<CallOutcome> asked = stores.state->CommitCall(*run, ask);
+  ASSERT_TRUE(asked.ok()) << asked.status();
+  ASSERT_TRUE(
+      stores.ledger->Decide(asked->approval_id, false, "alice", "no").ok());
+  ask.arguments_json = R"({"path":"b"})";  // As many bytes.
+  EXPECT_EQ(stores.state->CommitCall(*run, ask).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  absl::SleepFor(absl::Milliseconds(1500));  // The memory store sweeps each s.
+  absl::StatusOr<CallOutcome> later = stores.state->CommitCall(*run, ask);
+  ASSERT_TRUE(later.ok()) << later.status();
+  EXPECT_FALSE(later->approval_id.empty());
+}
+
 TEST_P(RunStateContract, DecidingIsOnceAndNamesWhatIsWrong) {
   const std::string id = Commit(WithApproval(CallPlan::Approval::kRequest))
                              .approval_id;

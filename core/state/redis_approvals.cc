@@ -231,12 +231,16 @@ absl::StatusOr<Approval> RedisApprovalLedger::Decide(
           : ApprovalOf(approval_id, *fields, absl::InfinitePast());
   if (!a.has_value()) return r.Unexpected();
   // No longer pending for the tenant's cap, and held for the global one
-  // until it may be dropped. If this fails, the tenant's entry lapses at
-  // the approval's expiry and the global one then too (a decided approval
-  // drops out of the global count early; the tenant's errs on refusing).
+  // until it may be dropped: a denied one keep_after_expiry after the
+  // decision (its record goes then, as the memory store drops it), an
+  // approved one after its expiry. If this fails, the tenant's entry
+  // lapses at the approval's expiry and the global one then too (a
+  // decided approval drops out of the global count early; the tenant's
+  // errs on refusing).
+  const absl::Time last =
+      approve ? std::max(a->expires_at, a->decided_at) : a->decided_at;
   const int64_t keep_until =
-      absl::ToUnixMillis(std::max(a->expires_at, a->decided_at) +
-                         options_.keep_after_expiry);
+      absl::ToUnixMillis(last + options_.keep_after_expiry);
   client_
       .Pipeline("approval_tenant_done",
                 {{"ZREM", layout::TenantApprovalsKey(prefix, ApprovalTenant(*a)),

@@ -246,9 +246,29 @@ for i = 1, #gone, 1000 do
   end
   redis.call('HDEL', KEYS[4], unpack(part))
 end
-if #gone > 0 then
-  redis.call('HINCRBY', KEYS[4], 'total', -freed)
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+-- Not when nothing is freed: Lua's -0 is "-0", which HINCRBY refuses
+-- (approvals admitted before bytes were counted have none).
+if freed > 0 then redis.call('HINCRBY', KEYS[4], 'total', -freed) end
+if #gone > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now) end
+-- Bytes of approvals apr:all no longer holds (trimmed by a replica of the
+-- version before byte counting, during a rolling upgrade) would hold
+-- their share forever: when there are more byte counts than approvals,
+-- count again from apr:all.
+if redis.call('HLEN', KEYS[4]) - 1 > redis.call('ZCARD', KEYS[2]) then
+  local kv = redis.call('HGETALL', KEYS[4])
+  local total, stale = 0, {}
+  for i = 1, #kv, 2 do
+    if kv[i] == 'total' then
+    elseif redis.call('ZSCORE', KEYS[2], kv[i]) then
+      total = total + tonumber(kv[i + 1])
+    else
+      stale[#stale + 1] = kv[i]
+    end
+  end
+  for i = 1, #stale, 1000 do
+    redis.call('HDEL', KEYS[4], unpack(stale, i, math.min(i + 999, #stale)))
+  end
+  redis.call('HSET', KEYS[4], 'total', total)
 end
 local tenant = redis.call('ZCARD', KEYS[1])
 if tenant >= tonumber(ARGV[5]) then return {'CAP_TENANT', tenant} end
@@ -263,12 +283,18 @@ redis.call('ZADD', KEYS[1], expires, ARGV[1])
 redis.call('ZADD', KEYS[2], expires, ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[1], need)
 redis.call('HINCRBY', KEYS[4], 'total', need)
--- Every approval of this store has the same TTL, so the newest admitted
--- is the last to go (a decision re-scores it to at most `keep`): the
--- zsets and the byte counts vanish together when nothing is held.
-redis.call('PEXPIREAT', KEYS[1], expires)
-redis.call('PEXPIREAT', KEYS[2], keep)
-redis.call('PEXPIREAT', KEYS[4], keep)
+-- The keys go when nothing they hold is left: after the last score (a
+-- decision re-scores a pending approval to at most its expiry plus
+-- keep). Not from this admission's TTL alone: replicas may disagree on
+-- it (a config change rolling out), and one with a shorter TTL would
+-- drop the counts of approvals still held. Byte counts go with apr:all.
+local function last(key)
+  return tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
+end
+local drop = math.max(keep, last(KEYS[2]) + tonumber(ARGV[4]))
+redis.call('PEXPIREAT', KEYS[1], last(KEYS[1]))
+redis.call('PEXPIREAT', KEYS[2], drop)
+redis.call('PEXPIREAT', KEYS[4], drop)
 redis.call('SET', KEYS[3], ARGV[2], 'PXAT', keep)
 return {'OK', 0}
 )lua";
@@ -279,7 +305,7 @@ redis.call('ZREM', KEYS[1], ARGV[1])
 if redis.call('ZREM', KEYS[2], ARGV[1]) == 1 then
   local b = tonumber(redis.call('HGET', KEYS[4], ARGV[1]) or '0')
   redis.call('HDEL', KEYS[4], ARGV[1])
-  redis.call('HINCRBY', KEYS[4], 'total', -b)
+  if b > 0 then redis.call('HINCRBY', KEYS[4], 'total', -b) end
 end
 redis.call('DEL', KEYS[3])
 return 1

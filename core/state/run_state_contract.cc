@@ -118,6 +118,7 @@ Stores RedisStores(const ApprovalStoreOptions& o, bool unix_socket) {
   options.approval_ttl = o.ttl;
   options.max_approvals = o.max_approvals;
   options.max_bytes = o.max_bytes;
+  options.keep_after_expiry = o.keep_after_expiry;
   options.max_pending_per_run = o.max_pending_per_run;
   options.max_pending_per_tenant = o.max_pending_per_tenant;
   redis::Client& client = SharedRedis(unix_socket);
