@@ -136,6 +136,20 @@ TEST_F(RedisApprovalBytesTest, ShorterTtlElsewhereKeepsLongerApprovalsCounted) {
             absl::StatusCode::kResourceExhausted);
 }
 
+// Nor the run's own indexes of its approvals: the same request made again
+// gets the pending approval back, not a second one.
+TEST_F(RedisApprovalBytesTest, ShorterTtlElsewhereKeepsTheRunsApprovals) {
+  auto longer = Store(absl::Seconds(30), absl::ZeroDuration(), 1 << 20);
+  auto shorter = Store(absl::Milliseconds(200), absl::ZeroDuration(), 1 << 20);
+  absl::StatusOr<CallOutcome> first = longer->CommitCall(*run_, Ask(1));
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(shorter->CommitCall(*run_, Ask(2)).ok());
+  absl::SleepFor(absl::Milliseconds(500));  // Ask(2) has expired.
+  absl::StatusOr<CallOutcome> again = longer->CommitCall(*run_, Ask(1));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->approval_id, first->approval_id);
+}
+
 // Approvals a replica of the older version dropped from apr:all leave
 // their bytes behind; they are given back, not held forever.
 TEST_F(RedisApprovalBytesTest, BytesOfApprovalsDroppedElsewhereAreGivenBack) {

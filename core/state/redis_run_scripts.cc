@@ -149,7 +149,15 @@ if create then
   redis.call('ZADD', KEYS[3], expires, id)
   redis.call('HSET', KEYS[4], same_key, id)
   redis.call('ZADD', KEYS[5], now, id)
-  for k = 3, 5 do redis.call('PEXPIREAT', KEYS[k], keep) end
+  -- Extended, never shortened: a replica with a shorter approval TTL (a
+  -- config change rolling out) must not make the run forget approvals
+  -- another replica admitted for longer.
+  for k = 3, 5 do
+    local ttl = redis.call('PTTL', KEYS[k])
+    if ttl < 0 or now + ttl < keep then
+      redis.call('PEXPIREAT', KEYS[k], keep)
+    end
+  end
 end
 local recorded = 0
 if decision ~= 'REJECT' then
