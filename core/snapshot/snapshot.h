@@ -316,7 +316,6 @@ class SnapshotStore {
   absl::Status DeleteShared(absl::string_view id);
   std::vector<std::shared_ptr<const Snapshot>> ListShared(
       absl::string_view after_id, size_t max);
-  static absl::Status PinnedError(absl::string_view id, size_t pins);
   // The local entry of `id` (touched), or null.
   std::shared_ptr<const Snapshot> Held(absl::string_view id) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

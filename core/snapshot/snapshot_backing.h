@@ -56,7 +56,8 @@ class SnapshotBacking {
 
   // Removes `id` and every name pointing at it, atomically. NOT_FOUND when
   // absent; FAILED_PRECONDITION (SnapshotLoadedError) while a kLoad name
-  // points at it.
+  // points at it, or (SnapshotPinnedError) while a run open on any
+  // replica pins it.
   virtual absl::Status Delete(absl::string_view id) = 0;
 
   // Up to `max` stored ids after `after_id` ("" = from the start), in the
@@ -71,6 +72,8 @@ absl::Status NameLoadedError(absl::string_view name);
 absl::Status NameBoundError(absl::string_view name, absl::string_view bound_id);
 absl::Status SnapshotLoadedError(absl::string_view id,
                                  absl::string_view loaded_name);
+// FAILED_PRECONDITION for a snapshot `pins` open runs pin (Delete).
+absl::Status SnapshotPinnedError(absl::string_view id, size_t pins);
 
 }  // namespace toolgate
 

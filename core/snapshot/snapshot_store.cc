@@ -40,7 +40,7 @@ absl::Status SnapshotLoadedError(absl::string_view id,
       "\"; it changes only when the server reloads them"));
 }
 
-absl::Status SnapshotStore::PinnedError(absl::string_view id, size_t pins) {
+absl::Status SnapshotPinnedError(absl::string_view id, size_t pins) {
   return absl::FailedPreconditionError(absl::StrCat(
       "snapshot ", id, " is pinned by ", pins, " open run(s); close them first"));
 }
@@ -238,7 +238,7 @@ absl::Status SnapshotStore::Delete(absl::string_view id) {
     return absl::NotFoundError(absl::StrCat("no snapshot \"", id, "\""));
   }
   const Entry& entry = it->second;
-  if (entry.pins > 0) return PinnedError(id, entry.pins);
+  if (entry.pins > 0) return SnapshotPinnedError(id, entry.pins);
   if (entry.loaded_names > 0) {
     // A loop, not a lambda: clang's thread-safety analysis sees mu_ held
     // here but not inside a lambda.

@@ -137,13 +137,12 @@ absl::StatusOr<std::shared_ptr<const Snapshot>> SnapshotStore::FetchAndCompile(
 
 absl::Status SnapshotStore::DeleteShared(absl::string_view id) {
   {
-    // Only this replica's pins are seen: cross-replica pins are out of
-    // scope (a run open on another replica keeps its own compiled copy,
-    // by shared_ptr, whatever the backing holds).
+    // This replica's pins first (no round trip); the backing checks the
+    // runs open on every replica.
     absl::MutexLock lock(&mu_);
     auto it = by_id_.find(id);
     if (it != by_id_.end() && it->second.pins > 0) {
-      return PinnedError(id, it->second.pins);
+      return SnapshotPinnedError(id, it->second.pins);
     }
   }
   absl::Status deleted = backing_->Delete(id);

@@ -85,6 +85,13 @@ inline std::string SnapshotsKey(absl::string_view prefix) {
 inline std::string SnapshotNamesKey(absl::string_view prefix) {
   return absl::StrCat(prefix, "{c}:names");
 }
+// The leases of the open runs that pin a snapshot (zset: run id -> lease
+// expiry ms, as P{c}:runs): DeleteSnapshot is refused while one is live,
+// whatever replica the run was opened on.
+inline std::string SnapshotPinsKey(absl::string_view prefix,
+                                   absl::string_view snapshot) {
+  return absl::StrCat(prefix, "{c}:pins:", snapshot);
+}
 // Fields of P{c}:snap:<sid>, written once when the id is first stored.
 inline constexpr char kSnapshotManifest[] = "manifest";  // As submitted.
 inline constexpr char kSnapshotFormat[] = "format";  // ManifestFormat, int.

@@ -109,7 +109,8 @@ absl::StatusOr<OpenedRun> RedisRunDirectory::Open(
   // Before the round trip: the lease it takes may be older than the
   // answer, never younger.
   const absl::Time leased = absl::Now();
-  if (absl::Status s = Admit(run_id, record.tenant, *std::move(args));
+  if (absl::Status s =
+          Admit(run_id, record.tenant, record.snapshot, *std::move(args));
       !s.ok()) {
     return s;
   }
@@ -126,20 +127,24 @@ absl::StatusOr<OpenedRun> RedisRunDirectory::Open(
 
 absl::Status RedisRunDirectory::Admit(const std::string& run_id,
                                       const std::string& tenant,
+                                      const std::string& snapshot_id,
                                       std::vector<std::string> create_args) {
   const std::string runs_key = layout::RunsKey(options_.key_prefix);
+  const std::string pins_key = PinsKey(snapshot_id);
   // Both are safe to send twice (Client::EvalPipeline's NOSCRIPT retry): the
   // create writes the same values, and an admit that ran had no error.
   std::vector<redis::ScriptCall> calls = {
       {&RunCreateScript(), {RunKey(run_id)}, std::move(create_args)},
       {&RunAdmitScript(),
-       {runs_key, TenantKey(tenant)},
+       {runs_key, TenantKey(tenant), pins_key,
+        layout::SnapshotKey(options_.key_prefix, snapshot_id)},
        {run_id, absl::StrCat(options_.max_runs),
         absl::StrCat(options_.max_runs_per_tenant), absl::StrCat(LeaseMs())}}};
   absl::StatusOr<std::vector<redis::Reply>> replies =
       client_.EvalPipeline("run_open", calls);
   absl::Status status =
-      replies.ok() ? AdmitVerdict(tenant, replies->back()) : replies.status();
+      replies.ok() ? AdmitVerdict(tenant, snapshot_id, replies->back())
+                   : replies.status();
   if (status.ok()) return status;
   // The id was never handed out: when the store refused it, take the run
   // back now rather than at its expiry. When the store did not answer, a
@@ -149,16 +154,22 @@ absl::Status RedisRunDirectory::Admit(const std::string& run_id,
     client_
         .Pipeline("run_discard", {{"DEL", RunKey(run_id)},
                                   {"ZREM", runs_key, run_id},
-                                  {"ZREM", TenantKey(tenant), run_id}})
+                                  {"ZREM", TenantKey(tenant), run_id},
+                                  {"ZREM", pins_key, run_id}})
         .IgnoreError();
   }
   return status;
 }
 
-absl::Status RedisRunDirectory::AdmitVerdict(const std::string& tenant,
-                                             const redis::Reply& reply) const {
+absl::Status RedisRunDirectory::AdmitVerdict(
+    const std::string& tenant, const std::string& snapshot_id,
+    const redis::Reply& reply) const {
   std::optional<std::string> verdict = Verdict(reply);
   if (verdict == "OK") return absl::OkStatus();
+  if (verdict == "NOT_FOUND") {
+    return absl::NotFoundError(
+        absl::StrCat("no snapshot \"", snapshot_id, "\" (deleted meanwhile)"));
+  }
   if (verdict == "RESOURCE_EXHAUSTED" && reply.elements.size() == 3 &&
       IsString(reply.elements[1]) &&
       reply.elements[2].type == redis::Reply::Type::kInteger) {
@@ -184,7 +195,7 @@ absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::Authorize(
                                     {RunKey(run_id)},
                                     {TokenHash(token), cached ? "0" : "1"}}};
   const bool lease_due = cached && now - cached->leased > options_.idle_ttl / 4;
-  if (lease_due) calls.push_back(LeaseCall(run_id, cached->tenant));
+  if (lease_due) calls.push_back(LeaseCall(run_id, cached->tenant, *cached->run));
   absl::StatusOr<std::vector<redis::Reply>> replies =
       client_.EvalPipeline("run_load", calls);
   if (!replies.ok()) return replies.status();
@@ -204,7 +215,8 @@ absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::Authorize(
   // replica, again only after an eviction). Refreshing here rather than at
   // the next due time keeps a lease alive for a run only this replica uses.
   const std::string tenant = TenantOf(**run);
-  replies = client_.EvalPipeline("run_lease", {LeaseCall(run_id, tenant)});
+  replies =
+      client_.EvalPipeline("run_lease", {LeaseCall(run_id, tenant, **run)});
   if (!replies.ok()) return replies.status();
   Remember(std::string(run_id), Cached{*run, tenant, now, TokenHash(token)});
   return run;
@@ -222,10 +234,16 @@ absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::AuthorizeAtCommit(
 }
 
 redis::ScriptCall RedisRunDirectory::LeaseCall(absl::string_view run_id,
-                                        const std::string& tenant) const {
+                                               const std::string& tenant,
+                                               const Run& run) const {
   return {&RunLeaseScript(),
-          {layout::RunsKey(options_.key_prefix), TenantKey(tenant)},
+          {layout::RunsKey(options_.key_prefix), TenantKey(tenant),
+           PinsKey(run.snapshot().id())},
           {std::string(run_id), absl::StrCat(LeaseMs())}};
+}
+
+std::string RedisRunDirectory::PinsKey(absl::string_view snapshot_id) const {
+  return layout::SnapshotPinsKey(options_.key_prefix, snapshot_id);
 }
 
 absl::Status RedisRunDirectory::LoadVerdict(absl::string_view run_id,
@@ -255,7 +273,8 @@ absl::Status RedisRunDirectory::Close(absl::string_view run_id,
                     {"DEL", layout::ApprovalKeyPrefix(options_.key_prefix, id) +
                                 "waits"},
                     {"ZREM", layout::RunsKey(options_.key_prefix), id},
-                    {"ZREM", TenantKey(TenantOf(**run)), id}});
+                    {"ZREM", TenantKey(TenantOf(**run)), id},
+                    {"ZREM", PinsKey((*run)->snapshot().id()), id}});
   return done.status();
 }
 

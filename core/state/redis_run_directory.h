@@ -105,18 +105,22 @@ class RedisRunDirectory : public RunDirectory {
 
   std::string RunKey(absl::string_view run_id) const;
   std::string TenantKey(absl::string_view tenant) const;
+  // The leases of the runs pinning a snapshot (DeleteSnapshot's check).
+  std::string PinsKey(absl::string_view snapshot_id) const;
   int64_t TtlMs() const;
   int64_t LeaseMs() const;  // 1.25 x idle_ttl.
-  // Writes the run and takes its leases (one round trip); on a refusal or
-  // failure the run is deleted again.
+  // Writes the run and takes its leases, its snapshot's pin among them
+  // (one round trip); on a refusal or failure the run is deleted again.
   absl::Status Admit(const std::string& run_id, const std::string& tenant,
+                     const std::string& snapshot_id,
                      std::vector<std::string> create_args);
   absl::Status AdmitVerdict(const std::string& tenant,
+                            const std::string& snapshot_id,
                             const redis::Reply& reply) const;
   absl::Status LoadVerdict(absl::string_view run_id, const redis::Reply& reply,
                            bool with_fields) const;
   redis::ScriptCall LeaseCall(absl::string_view run_id,
-                       const std::string& tenant) const;
+                              const std::string& tenant, const Run& run) const;
   // The run from its hash's fields (HGETALL's reply).
   absl::StatusOr<std::shared_ptr<Run>> Build(absl::string_view run_id,
                                              const redis::Reply& fields) const;

@@ -16,11 +16,21 @@ local function now_ms()
 end
 )lua";
 
+// Expiry of a lease zset: its newest lease, whichever replica took it
+// (replicas may disagree on the idle TTL while a config change rolls
+// out; the zset must outlive every lease in it).
+constexpr char kExpireAtLast[] = R"lua(
+local function expire_at_last(key)
+  local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]
+  if last then redis.call('PEXPIREAT', key, last) end
+end
+)lua";
+
 redis::Script MakeScript(absl::string_view name, absl::string_view body) {
   // "#!lua": a writer, refused under OOM before it runs; every script below
   // checks everything before its first write (Redis does not roll back).
   return redis::Script(std::string(name),
-                       absl::StrCat("#!lua\n", kNowMs, body));
+                       absl::StrCat("#!lua\n", kNowMs, kExpireAtLast, body));
 }
 
 
@@ -39,9 +49,11 @@ return 'OK'
 const redis::Script& RunAdmitScript() {
   static const redis::Script* script =
       new redis::Script(MakeScript("run_admit", R"lua(
+-- The snapshot is checked here, atomically with the pin DeleteSnapshot
+-- checks: a delete either sees this run's pin or comes first.
+if redis.call('EXISTS', KEYS[4]) == 0 then return {'NOT_FOUND'} end
 local now = now_ms()
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+for k = 1, 3 do redis.call('ZREMRANGEBYSCORE', KEYS[k], '-inf', now) end
 local runs = redis.call('ZCARD', KEYS[1])
 if runs >= tonumber(ARGV[2]) then
   return {'RESOURCE_EXHAUSTED', 'runs', runs}
@@ -51,12 +63,10 @@ if held >= tonumber(ARGV[3]) then
   return {'RESOURCE_EXHAUSTED', 'tenant', held}
 end
 local lease = now + tonumber(ARGV[4])
-redis.call('ZADD', KEYS[1], lease, ARGV[1])
-redis.call('ZADD', KEYS[2], lease, ARGV[1])
--- Leases only grow later (now + a constant): the newest is the last to
--- lapse, and the zset goes with it when nobody renews any.
-redis.call('PEXPIREAT', KEYS[1], lease)
-redis.call('PEXPIREAT', KEYS[2], lease)
+for k = 1, 3 do
+  redis.call('ZADD', KEYS[k], lease, ARGV[1])
+  expire_at_last(KEYS[k])
+end
 return {'OK'}
 )lua"));
   return *script;
@@ -81,11 +91,11 @@ const redis::Script& RunLeaseScript() {
   static const redis::Script* script =
       new redis::Script(MakeScript("run_lease", R"lua(
 local lease = now_ms() + tonumber(ARGV[2])
-for k = 1, 2 do
+for k = 1, 3 do
   -- GT, not XX: a lease trimmed while its run was still in use (a long
   -- call between refreshes) comes back, so the run counts again.
   redis.call('ZADD', KEYS[k], 'GT', lease, ARGV[1])
-  redis.call('PEXPIREAT', KEYS[k], lease)
+  expire_at_last(KEYS[k])
 end
 return 'OK'
 )lua"));

@@ -26,10 +26,12 @@ namespace state {
 // Writes the run hash and its TTL. Returns "OK".
 const redis::Script& RunCreateScript();
 
-// run_admit {c}. KEYS: runs, tenant:<t>. ARGV: run id, max_runs,
-// max_runs_per_tenant, lease ms. Trims expired leases, then either
-// {"RESOURCE_EXHAUSTED", "runs"|"tenant", held} (nothing written) or
-// {"OK"} with both leases added (expiry = server now + lease ms).
+// run_admit {c}. KEYS: runs, tenant:<t>, pins:<sid>, snap:<sid>. ARGV:
+// run id, max_runs, max_runs_per_tenant, lease ms. {"NOT_FOUND"} when the
+// snapshot is no longer stored; else trims expired leases, then either
+// {"RESOURCE_EXHAUSTED", "runs"|"tenant", held} (nothing written)
+// or {"OK"} with the three leases added (expiry = server now + lease ms).
+// Each zset expires with its newest lease.
 const redis::Script& RunAdmitScript();
 
 // run_load {R}. KEYS: run. ARGV: hex SHA-256 of the token, "1" to return
@@ -37,8 +39,8 @@ const redis::Script& RunAdmitScript();
 // {"OK", [field, value, ...] or nothing}, the run's TTL renewed.
 const redis::Script& RunLoadScript();
 
-// run_lease {c}. KEYS: runs, tenant:<t>. ARGV: run id, lease ms. Pushes
-// the run's leases to server now + lease ms (ZADD GT: a lease trimmed
+// run_lease {c}. KEYS: runs, tenant:<t>, pins:<sid>. ARGV: run id, lease
+// ms. Pushes the run's leases to server now + lease ms (ZADD GT: a lease trimmed
 // while the run was still in use comes back).
 const redis::Script& RunLeaseScript();
 

@@ -45,12 +45,19 @@ if name ~= '' then redis.call('HSET', KEYS[3], name, keep .. ':' .. id) end
 return {'OK', redis.call('HGET', KEYS[1], 'name')}
 )lua";
 
-// KEYS as kSnapPublish; ARGV: 1 id. Refuses while a loaded name points at
-// the id, else removes it with every name pointing at it. Names are found
+// KEYS as kSnapPublish, then 4 the leases of the runs pinning the id;
+// ARGV: 1 id, 2 the events channel. Refuses while a run open on any
+// replica pins the id or a loaded name points at it, else removes it with
+// every name pointing at it. Names are found
 // by a scan of the names hash: deletes are rare admin calls, and a
 // reverse index would be one more key each rebind must keep right.
 constexpr char kSnapDelete[] = R"lua(#!lua
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOTFOUND'} end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+local pins = redis.call('ZCARD', KEYS[4])
+if pins > 0 then return {'PINNED', pins} end
 local all = redis.call('HGETALL', KEYS[3])
 local drop = {}
 for i = 1, #all, 2 do
@@ -178,8 +185,10 @@ absl::StatusOr<StoredManifest> RedisSnapshotBacking::Fetch(
 }
 
 absl::Status RedisSnapshotBacking::Delete(absl::string_view id) {
+  std::vector<std::string> keys = Keys(id);
+  keys.push_back(redis_layout::SnapshotPinsKey(prefix_, id));
   absl::StatusOr<redis::Reply> reply =
-      client_.Eval(SnapDelete(), Keys(id),
+      client_.Eval(SnapDelete(), keys,
                    {std::string(id), redis_layout::EventsChannel(prefix_)});
   if (!reply.ok()) return reply.status();
   ReplyReader r(*reply, client_, "snap_delete");
@@ -191,6 +200,12 @@ absl::Status RedisSnapshotBacking::Delete(absl::string_view id) {
   if (head == "LOADED") {
     const std::string name = r.String(1);
     if (r.ok()) return SnapshotLoadedError(id, name);
+  }
+  if (head == "PINNED") {
+    const int64_t pins = r.Integer(1);
+    if (r.ok() && pins > 0) {
+      return SnapshotPinnedError(id, static_cast<size_t>(pins));
+    }
   }
   return r.Unexpected();
 }

@@ -155,6 +155,24 @@ TEST_F(RedisSnapshotBackingTest, PinnedSnapshotIsNotDeleted) {
   EXPECT_TRUE(a_->store->Delete(id).ok());
 }
 
+// A run open on another replica pins the snapshot through its lease in
+// the store (redis_run_directory.h): refused on every replica while the
+// lease is live, deleted once it lapsed.
+TEST_F(RedisSnapshotBackingTest, SnapshotPinnedByARunElsewhereIsNotDeleted) {
+  const std::string id = Create(*a_, "a", "crm");
+  const std::string pins = redis_layout::SnapshotPinsKey("toolgate:", id);
+  ASSERT_EQ(redis_->Cli({"ZADD", pins, "99999999999999", "run_elsewhere"}),
+            "1");
+  absl::Status refused = b_->store->Delete(id);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.message().find("pinned by 1 open run"), std::string::npos)
+      << refused;
+  EXPECT_TRUE(a_->store->GetByName("crm").ok());
+  ASSERT_EQ(redis_->Cli({"ZADD", pins, "1", "run_elsewhere"}), "0");
+  EXPECT_TRUE(b_->store->Delete(id).ok());
+  EXPECT_EQ(redis_->Cli({"EXISTS", pins}), "0");
+}
+
 TEST_F(RedisSnapshotBackingTest, FrozenStoreNeverAnswersFromACopy) {
   Create(*a_, "a", "crm");
   ASSERT_TRUE(b_->store->GetByName("crm").ok());

@@ -203,6 +203,15 @@ class ReplicasTest : public ::testing::Test {
     return resp.state();
   }
 
+  grpc::Status DeleteSnapshot(int replica, const std::string& id) {
+    grpc::ClientContext ctx;
+    ctx.AddMetadata("authorization", std::string("Bearer ") + kAdminToken);
+    v1::DeleteSnapshotRequest req;
+    req.set_snapshot_id(id);
+    v1::DeleteSnapshotResponse resp;
+    return Stub(replica)->DeleteSnapshot(&ctx, req, &resp);
+  }
+
   grpc::StatusCode SnapshotStatus(int replica, const std::string& id,
                                   const std::string& name) {
     grpc::ClientContext ctx;

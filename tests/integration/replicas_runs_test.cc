@@ -71,12 +71,7 @@ TEST_F(ReplicasTest, ClaimedSnapshotNameIsTakenOnEveryReplica) {
 TEST_F(ReplicasTest, DeletedSnapshotIsGoneOnEveryReplica) {
   const std::string id = CreateSnapshot(0, "repl-gone");
   ASSERT_FALSE(id.empty());
-  grpc::ClientContext ctx;
-  ctx.AddMetadata("authorization", std::string("Bearer ") + kAdminToken);
-  v1::DeleteSnapshotRequest req;
-  req.set_snapshot_id(id);
-  v1::DeleteSnapshotResponse resp;
-  const grpc::Status s = Stub(2)->DeleteSnapshot(&ctx, req, &resp);
+  const grpc::Status s = DeleteSnapshot(2, id);
   ASSERT_TRUE(s.ok()) << s.error_message();
   std::this_thread::sleep_for(std::chrono::seconds(1));
   for (int replica = 0; replica < kReplicas; ++replica) {
@@ -93,6 +88,22 @@ TEST_F(ReplicasTest, DeletedSnapshotIsGoneOnEveryReplica) {
               grpc::StatusCode::NOT_FOUND)
         << "replica " << replica;
   }
+}
+
+// DeleteSnapshot refuses a snapshot a run pins, whatever replica the run
+// was opened on or is used on, as one process does; once the run is
+// closed (anywhere), the snapshot can go.
+TEST_F(ReplicasTest, SnapshotPinnedByARunElsewhereIsNotDeleted) {
+  const std::string id = CreateSnapshot(0);
+  const v1::OpenRunResponse run = OpenRun(1, id);
+  EXPECT_EQ(Validate(2, run, kValidLookup).decision(), v1::DECISION_ALLOW);
+  const grpc::Status refused = DeleteSnapshot(0, id);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION)
+      << refused.error_message();
+  EXPECT_EQ(Validate(0, run, kValidLookup).decision(), v1::DECISION_ALLOW);
+  ASSERT_TRUE(RunRpc(2, run, /*close=*/true).ok());
+  const grpc::Status deleted = DeleteSnapshot(0, id);
+  EXPECT_TRUE(deleted.ok()) << deleted.error_message();
 }
 
 // A replica that dies mid-run (OOM, node loss) loses nothing of the run:
