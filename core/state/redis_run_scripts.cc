@@ -23,7 +23,7 @@ namespace {
 constexpr char kCallCommit[] = R"lua(#!lua
 local run = KEYS[1]
 local f = redis.call('HMGET', run, 'tok', 'maxrej', 'rej', 'brk', 'ro',
-                     'ttl', 'model', 'ctx')
+                     'ttl')
 if not f[1] then return {'NOTFOUND'} end
 if f[1] ~= ARGV[13] then return {'DENIED'} end
 redis.call('PEXPIRE', run, f[6])
@@ -142,9 +142,12 @@ if consume then redis.call('HSET', KEYS[2], 'state', 'USED') end
 if create then
   local expires = now + tonumber(ARGV[10])
   local keep = expires + tonumber(ARGV[12])
+  -- Read only here: the run's context may be large, and the common turn
+  -- does not need it.
+  local mc = redis.call('HMGET', run, 'model', 'ctx')
   redis.call('HSET', KEYS[2], 'run', ARGV[1], 'tool', ARGV[7], 'args', ARGV[8],
              'state', 'PENDING', 'created', now, 'expires', expires,
-             'model', f[7] or '', 'ctx', f[8] or '{}')
+             'model', mc[1] or '', 'ctx', mc[2] or '{}')
   redis.call('PEXPIREAT', KEYS[2], keep)
   redis.call('ZADD', KEYS[3], expires, id)
   redis.call('HSET', KEYS[4], same_key, id)
