@@ -1,16 +1,21 @@
 // Snapshot pins of runs kept in Redis (P{c}:pins:<sid>, redis_layout.h),
 // against a real redis-server: a pin must last as long as its run may
 // still be used on any replica, and never outlive the run's close.
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "core/redis/address.h"
 #include "core/run/run_registry.h"
 #include "core/state/redis_layout.h"
 #include "core/state/redis_run_directory.h"
+#include "core/state/redis_snapshot_backing.h"
 #include "gtest/gtest.h"
 #include "tests/testing/redis_server.h"
 
@@ -121,6 +126,72 @@ TEST_F(RedisRunPinsTest, PinLastsAsLongAsTheRunWhateverTheReplicasTtl) {
   ASSERT_NE(redis_.Cli({"PTTL", key}), "-2");  // Still open.
   EXPECT_EQ(LivePins(), "1");
   ASSERT_TRUE(a->Authorize(run->run->id(), run->token).ok());
+}
+
+// OpenRun and CloseRun on several replicas racing DeleteSnapshot: a run
+// open (OpenRun answered) all the while a delete ran must have refused
+// it; once deleted, no run opens on the snapshot.
+TEST_F(RedisRunPinsTest, DeleteNeverWinsAgainstARunOpenAllAlong) {
+  struct Span {
+    absl::Time opened, closing;
+  };
+  absl::Mutex mu;
+  std::vector<Span> spans;
+  std::atomic<bool> deleted{false};
+  absl::Time delete_start, delete_end;
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 3; ++r) {
+    threads.emplace_back([&] {
+      auto dir = Replica(absl::Seconds(30));
+      while (!deleted.load()) {
+        auto run = OpenIn(*dir);
+        if (!run.ok()) {
+          EXPECT_TRUE(absl::IsNotFound(run.status())) << run.status();
+          continue;
+        }
+        const absl::Time opened = absl::Now();
+        absl::SleepFor(absl::Milliseconds(3));
+        const absl::Time closing = absl::Now();
+        EXPECT_TRUE(dir->Close(run->run->id(), run->token).ok());
+        {
+          absl::MutexLock lock(&mu);
+          spans.push_back({opened, closing});
+        }
+        absl::SleepFor(absl::Milliseconds(6));  // A gap now and then.
+      }
+    });
+  }
+  RedisSnapshotBacking backing(*client_, kPrefix);
+  // Runs come and go for a while before the deletes start.
+  const absl::Time warm = absl::Now() + absl::Seconds(5);
+  while (absl::Now() < warm) {
+    absl::SleepFor(absl::Milliseconds(10));
+    absl::MutexLock lock(&mu);
+    if (spans.size() >= 30) break;
+  }
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (absl::Now() < deadline && !deleted.load()) {
+    const absl::Time start = absl::Now();
+    absl::Status s = backing.Delete(snapshot_->id());
+    if (s.ok()) {
+      delete_start = start;
+      delete_end = absl::Now();
+      deleted = true;
+    } else {
+      EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+    }
+  }
+  deleted = true;
+  for (std::thread& t : threads) t.join();
+  ASSERT_NE(delete_end, absl::Time()) << "never deleted";
+  absl::MutexLock lock(&mu);
+  EXPECT_GT(spans.size(), 0u);
+  for (const Span& s : spans) {
+    EXPECT_FALSE(s.opened < delete_start && s.closing > delete_end);
+  }
+  EXPECT_EQ(redis_.Cli({"EXISTS", Pins()}), "0");
+  auto dir = Replica(absl::Seconds(30));
+  EXPECT_TRUE(absl::IsNotFound(OpenIn(*dir).status()));
 }
 
 }  // namespace
