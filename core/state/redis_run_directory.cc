@@ -120,7 +120,7 @@ absl::StatusOr<OpenedRun> RedisRunDirectory::Open(
       std::move(record.context), record.max_rejects, *std::move(window),
       *std::move(leaks), record.text_format);
   Remember(run_id, Cached{opened.run, std::move(record.tenant), leased,
-                          TokenHash(*token)});
+                          TokenHash(*token), TtlMs()});
   opened.token = *std::move(token);
   return opened;
 }
@@ -194,8 +194,11 @@ absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::Authorize(
   std::vector<redis::ScriptCall> calls = {{&RunLoadScript(),
                                     {RunKey(run_id)},
                                     {TokenHash(token), cached ? "0" : "1"}}};
-  const bool lease_due = cached && now - cached->leased > options_.idle_ttl / 4;
-  if (lease_due) calls.push_back(LeaseCall(run_id, cached->tenant, *cached->run));
+  const bool lease_due = cached && LeaseDue(*cached, now);
+  if (lease_due) {
+    calls.push_back(
+        LeaseCall(run_id, cached->tenant, *cached->run, cached->ttl_ms));
+  }
   absl::StatusOr<std::vector<redis::Reply>> replies =
       client_.EvalPipeline("run_load", calls);
   if (!replies.ok()) return replies.status();
@@ -208,17 +211,20 @@ absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::Authorize(
     if (lease_due) MarkLeased(run_id, now);
     return cached->run;
   }
-  absl::StatusOr<std::shared_ptr<Run>> run = Build(run_id, load.elements[1]);
+  int64_t ttl_ms = 0;
+  absl::StatusOr<std::shared_ptr<Run>> run =
+      Build(run_id, load.elements[1], &ttl_ms);
   if (!run.ok()) return run.status();
   // Not in this replica's cache: its tenant was unknown before the load,
   // so its leases are refreshed in a second round trip (once per run and
   // replica, again only after an eviction). Refreshing here rather than at
   // the next due time keeps a lease alive for a run only this replica uses.
   const std::string tenant = TenantOf(**run);
-  replies =
-      client_.EvalPipeline("run_lease", {LeaseCall(run_id, tenant, **run)});
+  replies = client_.EvalPipeline("run_lease",
+                                 {LeaseCall(run_id, tenant, **run, ttl_ms)});
   if (!replies.ok()) return replies.status();
-  Remember(std::string(run_id), Cached{*run, tenant, now, TokenHash(token)});
+  Remember(std::string(run_id),
+           Cached{*run, tenant, now, TokenHash(token), ttl_ms});
   return run;
 }
 
@@ -226,20 +232,25 @@ absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::AuthorizeAtCommit(
     absl::string_view run_id, absl::string_view token) const {
   if (token.empty()) return MissingTokenError();
   std::optional<Cached> cached = Lookup(run_id);
-  if (cached && absl::Now() - cached->leased <= options_.idle_ttl / 4 &&
+  if (cached && !LeaseDue(*cached, absl::Now()) &&
       SecretsEqual(cached->token_hash, TokenHash(token))) {
     return cached->run;
   }
   return Authorize(run_id, token);
 }
 
+bool RedisRunDirectory::LeaseDue(const Cached& cached, absl::Time now) {
+  return now - cached.leased > absl::Milliseconds(cached.ttl_ms) / 4;
+}
+
 redis::ScriptCall RedisRunDirectory::LeaseCall(absl::string_view run_id,
                                                const std::string& tenant,
-                                               const Run& run) const {
+                                               const Run& run,
+                                               int64_t ttl_ms) const {
   return {&RunLeaseScript(),
           {layout::RunsKey(options_.key_prefix), TenantKey(tenant),
            PinsKey(run.snapshot().id())},
-          {std::string(run_id), absl::StrCat(LeaseMs())}};
+          {std::string(run_id), absl::StrCat(ttl_ms * 5 / 4)}};
 }
 
 std::string RedisRunDirectory::PinsKey(absl::string_view snapshot_id) const {
@@ -279,9 +290,11 @@ absl::Status RedisRunDirectory::Close(absl::string_view run_id,
 }
 
 absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::Build(
-    absl::string_view run_id, const redis::Reply& fields) const {
+    absl::string_view run_id, const redis::Reply& fields,
+    int64_t* ttl_ms) const {
   std::optional<RunRecord> record = ParseRunRecord(fields);
   if (!record) return Malformed(absl::StrCat("run ", run_id, ": fields"));
+  *ttl_ms = record->idle_ttl_ms > 0 ? record->idle_ttl_ms : TtlMs();
   auto window = output::OutputHealthWindow::Create(record->kill_switch);
   if (!window.ok()) return Malformed(absl::StrCat("run ", run_id, ": ks"));
   absl::StatusOr<std::shared_ptr<const Snapshot>> snapshot =

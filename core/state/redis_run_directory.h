@@ -6,10 +6,13 @@
 // fixed, with the run's idle TTL as its Redis TTL: Redis expires idle runs
 // by itself and Sweep has nothing to do. Caps are counted by leases in the
 // zsets P{c}:runs and P{c}:tenant:<t> (a TTL has no callback that could
-// decrement a counter): a lease expires 1.25 x idle_ttl after its last
+// decrement a counter): a lease expires 1.25 x the run's idle TTL (the one
+// it was opened with, whatever the serving replica's) after its last
 // refresh, each replica refreshes the leases of the runs it serves every
-// idle_ttl/4, and expired leases are trimmed before every count. A lease
-// thus outlives its run by at most idle_ttl/4: the caps err on refusing.
+// quarter of that TTL, and expired leases are trimmed before every count.
+// A lease thus outlives its run by at most a quarter of its TTL, never the
+// other way round: the caps err on refusing. A refresh never brings back
+// a lease the run's close removed (ZADD XX).
 //
 // Round trips: Open 1 (+1 to delete the run when the caps refuse it);
 // Authorize 1, in which the token is checked and the run touched (never
@@ -22,8 +25,11 @@
 // saved. The Run's mutable state (breaker, kill switch, budgets) is still
 // per replica: moving it into the store is call_commit's job (§3.1).
 //
-// Snapshot pins (P{c}:pins:<sid>) are not kept yet: a replica resolves a
-// run's snapshot id through `resolve_snapshot`, NOT_FOUND when it cannot.
+// A run pins its snapshot with a third lease, in P{c}:pins:<sid>, taken
+// with the others (OpenRun refuses a snapshot the store no longer has,
+// atomically with it); DeleteSnapshot refuses while a live one is there.
+// A replica resolves a run's snapshot id through `resolve_snapshot`,
+// NOT_FOUND when it cannot.
 //
 // Store failures (unreachable, timeout, error reply, reply of another
 // shape) are UNAVAILABLE / DEADLINE_EXCEEDED naming the store; no failure
@@ -101,6 +107,10 @@ class RedisRunDirectory : public RunDirectory {
     // The token's hash as the store last confirmed it: a cached answer is
     // only ever given to the same token (no run detail to another).
     std::string token_hash;
+    // The run's own idle TTL (as opened, whatever this replica's): its
+    // leases last 1.25 x that, refreshed every quarter of it, so that they
+    // outlive the run's hash on every replica.
+    int64_t ttl_ms = 0;
   };
 
   std::string RunKey(absl::string_view run_id) const;
@@ -109,6 +119,9 @@ class RedisRunDirectory : public RunDirectory {
   std::string PinsKey(absl::string_view snapshot_id) const;
   int64_t TtlMs() const;
   int64_t LeaseMs() const;  // 1.25 x idle_ttl.
+  // Whether the leases of `cached`, refreshed at `cached.leased`, are due
+  // at `now` (a quarter of the run's TTL).
+  static bool LeaseDue(const Cached& cached, absl::Time now);
   // Writes the run and takes its leases, its snapshot's pin among them
   // (one round trip); on a refusal or failure the run is deleted again.
   absl::Status Admit(const std::string& run_id, const std::string& tenant,
@@ -119,11 +132,15 @@ class RedisRunDirectory : public RunDirectory {
                             const redis::Reply& reply) const;
   absl::Status LoadVerdict(absl::string_view run_id, const redis::Reply& reply,
                            bool with_fields) const;
+  // The run's leases pushed to 1.25 x `ttl_ms` (the run's own TTL).
   redis::ScriptCall LeaseCall(absl::string_view run_id,
-                              const std::string& tenant, const Run& run) const;
-  // The run from its hash's fields (HGETALL's reply).
+                              const std::string& tenant, const Run& run,
+                              int64_t ttl_ms) const;
+  // The run from its hash's fields (HGETALL's reply); `ttl_ms` gets its
+  // idle TTL (this replica's when the hash has none).
   absl::StatusOr<std::shared_ptr<Run>> Build(absl::string_view run_id,
-                                             const redis::Reply& fields) const;
+                                             const redis::Reply& fields,
+                                             int64_t* ttl_ms) const;
   std::optional<Cached> Lookup(absl::string_view run_id) const;
   void Remember(std::string run_id, Cached cached) const;
   void MarkLeased(absl::string_view run_id, absl::Time when) const;

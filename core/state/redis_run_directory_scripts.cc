@@ -92,9 +92,13 @@ const redis::Script& RunLeaseScript() {
       new redis::Script(MakeScript("run_lease", R"lua(
 local lease = now_ms() + tonumber(ARGV[2])
 for k = 1, 3 do
-  -- GT, not XX: a lease trimmed while its run was still in use (a long
-  -- call between refreshes) comes back, so the run counts again.
-  redis.call('ZADD', KEYS[k], 'GT', lease, ARGV[1])
+  -- XX: a lease only ever grows while it is there. The run's close (or a
+  -- discard) removes it, and a refresh pipelined with the load that finds
+  -- the run gone, or racing its close, must not bring it back (it would
+  -- pin the snapshot, and count, for another lease). A lease lasts 1.25 x
+  -- the run's own TTL from its last refresh, every quarter of that TTL
+  -- while used: it is never trimmed while its run is open.
+  redis.call('ZADD', KEYS[k], 'XX', 'GT', lease, ARGV[1])
   expire_at_last(KEYS[k])
 end
 return 'OK'

@@ -40,8 +40,9 @@ const redis::Script& RunAdmitScript();
 const redis::Script& RunLoadScript();
 
 // run_lease {c}. KEYS: runs, tenant:<t>, pins:<sid>. ARGV: run id, lease
-// ms. Pushes the run's leases to server now + lease ms (ZADD GT: a lease trimmed
-// while the run was still in use comes back).
+// ms (1.25 x the run's own TTL). Pushes the run's leases present to
+// server now + lease ms (ZADD XX GT: a lease removed by the run's close
+// never comes back).
 const redis::Script& RunLeaseScript();
 
 }  // namespace state

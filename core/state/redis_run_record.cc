@@ -1,5 +1,6 @@
 #include "core/state/redis_run_record.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -132,6 +133,11 @@ std::optional<RunRecord> ParseRunRecord(const redis::Reply& reply) {
       *format > static_cast<int>(extract::TextFormat::kUnrecognized)) {
     return std::nullopt;
   }
+  int64_t idle_ttl_ms = 0;
+  auto ttl = f->find(layout::kIdleTtlMs);
+  if (ttl != f->end() && !absl::SimpleAtoi(ttl->second, &idle_ttl_ms)) {
+    return std::nullopt;
+  }
   return RunRecord{(*f)[layout::kSnapshot],
                    (*f)[layout::kModel],
                    (*f)[layout::kTenant],
@@ -139,7 +145,8 @@ std::optional<RunRecord> ParseRunRecord(const redis::Reply& reply) {
                    *std::move(texts),
                    *max_rejects,
                    output::HealthWindowOptions{*threshold, *window},
-                   static_cast<extract::TextFormat>(*format)};
+                   static_cast<extract::TextFormat>(*format),
+                   std::max<int64_t>(0, idle_ttl_ms)};
 }
 
 }  // namespace state

@@ -31,6 +31,9 @@ struct RunRecord {
   int max_rejects = 0;
   output::HealthWindowOptions kill_switch;
   extract::TextFormat text_format = extract::TextFormat::kUnspecified;
+  // The idle TTL the run was opened with (its hash's TTL), ms; read back
+  // only (RunCreateArgs takes it apart), 0 when the hash has none.
+  int64_t idle_ttl_ms = 0;
 };
 
 // run_create's ARGV (redis_run_directory_scripts.h): the idle TTL in ms,

@@ -1,6 +1,7 @@
 #include "core/state/redis_snapshot_backing.h"
 
 #include <utility>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -46,13 +47,20 @@ return {'OK', redis.call('HGET', KEYS[1], 'name')}
 )lua";
 
 // KEYS as kSnapPublish, then 4 the leases of the runs pinning the id;
-// ARGV: 1 id, 2 the events channel. Refuses while a run open on any
-// replica pins the id or a loaded name points at it, else removes it with
-// every name pointing at it. Names are found
+// ARGV: 1 id, 2 the events channel, then run id, lease pairs: leases of
+// runs found gone, dropped first if still exactly that lease (a run
+// admitted again since, by a NOSCRIPT retry, took a new one). Refuses
+// while a run open on any replica pins the id or a loaded name points at
+// it, else removes it with every name pointing at it. Names are found
 // by a scan of the names hash: deletes are rare admin calls, and a
 // reverse index would be one more key each rebind must keep right.
 constexpr char kSnapDelete[] = R"lua(#!lua
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOTFOUND'} end
+for i = 3, #ARGV - 1, 2 do
+  if redis.call('ZSCORE', KEYS[4], ARGV[i]) == ARGV[i + 1] then
+    redis.call('ZREM', KEYS[4], ARGV[i])
+  end
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
@@ -184,13 +192,70 @@ absl::StatusOr<StoredManifest> RedisSnapshotBacking::Fetch(
   return stored;
 }
 
-absl::Status RedisSnapshotBacking::Delete(absl::string_view id) {
+absl::StatusOr<redis::Reply> RedisSnapshotBacking::DeleteOnce(
+    absl::string_view id, const std::vector<std::string>& drop) {
   std::vector<std::string> keys = Keys(id);
   keys.push_back(redis_layout::SnapshotPinsKey(prefix_, id));
-  absl::StatusOr<redis::Reply> reply =
-      client_.Eval(SnapDelete(), keys,
-                   {std::string(id), redis_layout::EventsChannel(prefix_)});
+  std::vector<std::string> args = {std::string(id),
+                                   redis_layout::EventsChannel(prefix_)};
+  args.insert(args.end(), drop.begin(), drop.end());
+  return client_.Eval(SnapDelete(), keys, args);
+}
+
+absl::StatusOr<std::vector<std::string>> RedisSnapshotBacking::GoneRuns(
+    absl::string_view id) {
+  absl::StatusOr<redis::Reply> leases = client_.Run(
+      "snap_delete",
+      {"ZRANGE", redis_layout::SnapshotPinsKey(prefix_, id), "0",
+       absl::StrCat(kMaxPinsChecked - 1), "WITHSCORES"});
+  if (!leases.ok()) return leases.status();
+  const std::vector<redis::Reply>& e = leases->elements;
+  if (leases->type != redis::Reply::Type::kArray || e.size() % 2 != 0) {
+    return Unexpected("snap_delete: pins");
+  }
+  std::vector<redis::Command> exists;
+  for (size_t i = 0; i < e.size(); i += 2) {
+    if (e[i].type != redis::Reply::Type::kString ||
+        e[i + 1].type != redis::Reply::Type::kString) {
+      return Unexpected("snap_delete: pins");
+    }
+    exists.push_back({"EXISTS", redis_layout::RunKey(prefix_, e[i].str)});
+  }
+  std::vector<std::string> gone;  // Run id, lease, ...
+  if (exists.empty()) return gone;
+  absl::StatusOr<std::vector<redis::Reply>> found =
+      client_.Pipeline("snap_delete", exists);
+  if (!found.ok()) return found.status();
+  if (found->size() != exists.size()) return Unexpected("snap_delete: runs");
+  for (size_t i = 0; i < found->size(); ++i) {
+    const redis::Reply& r = (*found)[i];
+    if (r.type != redis::Reply::Type::kInteger) {
+      return Unexpected("snap_delete: runs");
+    }
+    if (r.integer == 0) {
+      gone.push_back(e[2 * i].str);
+      gone.push_back(e[2 * i + 1].str);
+    }
+  }
+  return gone;
+}
+
+absl::Status RedisSnapshotBacking::Delete(absl::string_view id) {
+  absl::StatusOr<redis::Reply> reply = DeleteOnce(id, {});
   if (!reply.ok()) return reply.status();
+  if (reply->type == redis::Reply::Type::kArray && !reply->elements.empty() &&
+      reply->elements[0].str == "PINNED") {
+    // A lease outlives its run by up to a quarter of the run's idle TTL
+    // (redis_run_directory.h), and the run's hash is in another slot than
+    // the lease: the runs whose hash is gone are found here, their leases
+    // dropped and the delete tried once more.
+    absl::StatusOr<std::vector<std::string>> gone = GoneRuns(id);
+    if (!gone.ok()) return gone.status();
+    if (!gone->empty()) {
+      reply = DeleteOnce(id, *gone);
+      if (!reply.ok()) return reply.status();
+    }
+  }
   ReplyReader r(*reply, client_, "snap_delete");
   const std::string head = r.Head();
   if (head == "OK") return absl::OkStatus();

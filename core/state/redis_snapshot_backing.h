@@ -5,11 +5,14 @@
 // publish with its name, a delete with its names) is one Lua script that
 // checks before it writes; reads are single commands.
 //
-// Round trips: one per Publish, ResolveName, Fetch, Delete and ListIds.
-// Not done here: eviction in Redis (stored manifests stay until Delete),
-// publishing deletes to other replicas (they keep serving their compiled
-// copy by id, which is still exactly that manifest; names, resolved here
-// every time, are gone at once), and cross-replica pins.
+// Round trips: one per Publish, ResolveName, Fetch and ListIds; Delete
+// one, or four while runs pin the snapshot (their leases are listed, the
+// runs whose hash is gone found, their leases dropped as the delete is
+// tried again): an expired run does not hold it, as in the memory store.
+// Not done here: eviction in Redis (stored manifests stay until Delete).
+// A delete is published to other replicas (they drop their compiled copy
+// unless a run of theirs holds it); names, resolved here every time, are
+// gone at once.
 //
 // Thread-safety: safe from any thread (the client pools connections).
 #ifndef TOOLGATE_CORE_STATE_REDIS_SNAPSHOT_BACKING_H_
@@ -45,6 +48,15 @@ class RedisSnapshotBacking : public SnapshotBacking {
   // KEYS of the writers: the snapshot, the id index, the names.
   std::vector<std::string> Keys(absl::string_view id) const;
   absl::Status Unexpected(absl::string_view operation) const;
+  // snap_delete, dropping first the leases `drop` (run id, lease, ...)
+  // that are still exactly those.
+  absl::StatusOr<redis::Reply> DeleteOnce(absl::string_view id,
+                                          const std::vector<std::string>& drop);
+  // The runs pinning `id` whose hash is gone (expired without CloseRun),
+  // as run id, lease, ...: among the first kMaxPinsChecked leases.
+  absl::StatusOr<std::vector<std::string>> GoneRuns(absl::string_view id);
+
+  static constexpr size_t kMaxPinsChecked = 1000;
 
   redis::Client& client_;
   const std::string prefix_;

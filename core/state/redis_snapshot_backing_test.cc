@@ -161,6 +161,12 @@ TEST_F(RedisSnapshotBackingTest, PinnedSnapshotIsNotDeleted) {
 TEST_F(RedisSnapshotBackingTest, SnapshotPinnedByARunElsewhereIsNotDeleted) {
   const std::string id = Create(*a_, "a", "crm");
   const std::string pins = redis_layout::SnapshotPinsKey("toolgate:", id);
+  // The run itself, as the run directory stores it (a lease whose run is
+  // gone pins nothing: RunsThatAreGoneNoLongerPinTheSnapshot).
+  ASSERT_EQ(redis_->Cli({"HSET",
+                         redis_layout::RunKey("toolgate:", "run_elsewhere"),
+                         "tok", "x"}),
+            "1");
   ASSERT_EQ(redis_->Cli({"ZADD", pins, "99999999999999", "run_elsewhere"}),
             "1");
   absl::Status refused = b_->store->Delete(id);
@@ -171,6 +177,33 @@ TEST_F(RedisSnapshotBackingTest, SnapshotPinnedByARunElsewhereIsNotDeleted) {
   ASSERT_EQ(redis_->Cli({"ZADD", pins, "1", "run_elsewhere"}), "0");
   EXPECT_TRUE(b_->store->Delete(id).ok());
   EXPECT_EQ(redis_->Cli({"EXISTS", pins}), "0");
+}
+
+// A run that expired without CloseRun leaves its lease up to a quarter of
+// its idle TTL past its hash; the memory store sweeps expired runs before
+// a delete (Engine::DeleteSnapshot), so no such run may refuse it here
+// either. Only runs still open count, and are counted.
+TEST_F(RedisSnapshotBackingTest, RunsThatAreGoneNoLongerPinTheSnapshot) {
+  const std::string id = Create(*a_, "a", "crm");
+  const std::string pins = redis_layout::SnapshotPinsKey("toolgate:", id);
+  const std::string open_run = "run_" + std::string(32, 'a');
+  ASSERT_EQ(redis_->Cli({"HSET", redis_layout::RunKey("toolgate:", open_run),
+                         "tok", "x"}),
+            "1");
+  ASSERT_EQ(redis_->Cli({"ZADD", pins, "99999999999999", open_run,
+                         "99999999999999", "run_expired_1", "99999999999999",
+                         "run_expired_2"}),
+            "3");
+  absl::Status refused = b_->store->Delete(id);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.message().find("pinned by 1 open run"), std::string::npos)
+      << refused;
+  EXPECT_EQ(redis_->Cli({"ZCARD", pins}), "1");
+  ASSERT_EQ(redis_->Cli({"DEL", redis_layout::RunKey("toolgate:", open_run)}),
+            "1");
+  EXPECT_TRUE(b_->store->Delete(id).ok());
+  EXPECT_EQ(redis_->Cli({"EXISTS", pins}), "0");
+  EXPECT_TRUE(absl::IsNotFound(a_->store->GetByName("crm").status()));
 }
 
 TEST_F(RedisSnapshotBackingTest, FrozenStoreNeverAnswersFromACopy) {
