@@ -209,8 +209,9 @@ class SnapshotStore {
   // per id at a time) and keeps it; an id held here is served from here
   // even if deleted elsewhere meanwhile (content-addressed: it is still
   // exactly that manifest). Local entries are then a cache: any unpinned
-  // one may be evicted. Pins stay local (cross-replica pins are out of
-  // scope: Delete on one replica does not see runs open on another).
+  // one may be evicted. Pins here are this replica's (runs of the memory
+  // registry); Delete also asks the backing, which refuses while a run
+  // open on any replica pins the id.
   void SetBacking(SnapshotBacking* backing) { backing_ = backing; }
 
   // Parses, compiles and stores a manifest; an identical manifest returns
