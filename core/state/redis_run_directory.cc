@@ -231,10 +231,17 @@ absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::Authorize(
 absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::AuthorizeAtCommit(
     absl::string_view run_id, absl::string_view token) const {
   if (token.empty()) return MissingTokenError();
-  std::optional<Cached> cached = Lookup(run_id);
-  if (cached && !LeaseDue(*cached, absl::Now()) &&
-      SecretsEqual(cached->token_hash, TokenHash(token))) {
-    return cached->run;
+  const std::string token_hash = TokenHash(token);
+  const absl::Time now = absl::Now();
+  {
+    // Checked in place: the common call copies one shared_ptr out, not
+    // the whole entry.
+    absl::MutexLock lock(&mu_);
+    auto it = cache_.find(run_id);
+    if (it != cache_.end() && !LeaseDue(it->second, now) &&
+        SecretsEqual(it->second.token_hash, token_hash)) {
+      return it->second.run;
+    }
   }
   return Authorize(run_id, token);
 }
