@@ -288,8 +288,7 @@ absl::Status RedisRunDirectory::Close(absl::string_view run_id,
   const std::string id(run_id);
   absl::StatusOr<std::vector<redis::Reply>> done = client_.Pipeline(
       "run_close", {{"DEL", RunKey(id)},
-                    {"DEL", layout::ApprovalKeyPrefix(options_.key_prefix, id) +
-                                "waits"},
+                    {"DEL", layout::RunWaitsKey(options_.key_prefix, id)},
                     {"ZREM", layout::RunsKey(options_.key_prefix), id},
                     {"ZREM", TenantKey(TenantOf(**run)), id},
                     {"ZREM", PinsKey((*run)->snapshot().id()), id}});
