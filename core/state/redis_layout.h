@@ -113,6 +113,17 @@ inline std::string SnapshotPinsKey(absl::string_view prefix,
                                    absl::string_view snapshot) {
   return absl::StrCat(prefix, "{c}:pins:", snapshot);
 }
+// Lua: now_ms(), the server's clock in ms (every time above is one), for
+// the scripts that read it: prepended to them after their "#!lua" line.
+// (Redis 7 replicates a script's effects, so a script may read TIME and
+// still write.)
+inline constexpr char kLuaNowMs[] = R"lua(
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+)lua";
+
 // Fields of P{c}:snap:<sid>, written once when the id is first stored.
 inline constexpr char kSnapshotManifest[] = "manifest";  // As submitted.
 inline constexpr char kSnapshotFormat[] = "format";  // ManifestFormat, int.

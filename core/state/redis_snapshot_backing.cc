@@ -53,17 +53,16 @@ return {'OK', redis.call('HGET', KEYS[1], 'name')}
 // while a run open on any replica pins the id or a loaded name points at
 // it, else removes it with every name pointing at it. Names are found
 // by a scan of the names hash: deletes are rare admin calls, and a
-// reverse index would be one more key each rebind must keep right.
-constexpr char kSnapDelete[] = R"lua(#!lua
+// reverse index would be one more key each rebind must keep right. Run
+// with now_ms() (redis_layout.h).
+constexpr char kSnapDelete[] = R"lua(
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOTFOUND'} end
 for i = 3, #ARGV - 1, 2 do
   if redis.call('ZSCORE', KEYS[4], ARGV[i]) == ARGV[i + 1] then
     redis.call('ZREM', KEYS[4], ARGV[i])
   end
 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now_ms())
 local pins = redis.call('ZCARD', KEYS[4])
 if pins > 0 then return {'PINNED', pins} end
 local all = redis.call('HGETALL', KEYS[3])
@@ -90,8 +89,9 @@ const redis::Script& SnapPublish() {
 }
 
 const redis::Script& SnapDelete() {
-  static const redis::Script* script =
-      new redis::Script("snap_delete", kSnapDelete);
+  static const redis::Script* script = new redis::Script(
+      "snap_delete",
+      absl::StrCat("#!lua\n", redis_layout::kLuaNowMs, kSnapDelete));
   return *script;
 }
 
