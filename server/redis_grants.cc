@@ -1,6 +1,7 @@
 #include "server/redis_grants.h"
 
 #include "absl/strings/str_cat.h"
+#include "core/state/redis_layout.h"
 #include "core/util/ids.h"
 
 namespace toolgate {
@@ -17,7 +18,7 @@ absl::StatusOr<std::string> RedisGrants::Issue(RunCredential credential) {
   if (!grant.ok()) return grant.status();
   absl::StatusOr<redis::Reply> set = client_.Run(
       "grant_issue",
-      {"SET", absl::StrCat(prefix_, "grant:", *grant),
+      {"SET", state::redis_layout::GrantKey(prefix_, *grant),
        absl::StrCat(credential.run_id, std::string(1, kSeparator),
                     credential.run_token),
        "PX", absl::StrCat(absl::ToInt64Milliseconds(kGrantTtl)), "NX"});
@@ -31,7 +32,7 @@ absl::StatusOr<std::string> RedisGrants::Issue(RunCredential credential) {
 
 std::optional<RunCredential> RedisGrants::Take(absl::string_view grant) {
   absl::StatusOr<redis::Reply> got = client_.Run(
-      "grant_take", {"GETDEL", absl::StrCat(prefix_, "grant:", grant)});
+      "grant_take", {"GETDEL", state::redis_layout::GrantKey(prefix_, grant)});
   if (!got.ok() || got->type != redis::Reply::Type::kString) {
     return std::nullopt;
   }

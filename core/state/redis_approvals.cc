@@ -98,9 +98,8 @@ absl::Time ServerTime(const redis::Reply& time) {
 absl::StatusOr<std::vector<std::string>> RedisApprovalLedger::IdsOf(
     absl::string_view run_id) {
   const std::string key =
-      run_id.empty()
-          ? layout::AllApprovalsKey(options_.key_prefix)
-          : layout::ApprovalKeyPrefix(options_.key_prefix, run_id) + "ids";
+      run_id.empty() ? layout::AllApprovalsKey(options_.key_prefix)
+                     : layout::RunApprovalIdsKey(options_.key_prefix, run_id);
   absl::StatusOr<redis::Reply> ids =
       client_.Run("approval_ids", {"ZRANGE", key, "0", "-1"});
   if (!ids.ok()) return ids.status();
@@ -129,9 +128,8 @@ absl::StatusOr<std::vector<Approval>> RedisApprovalLedger::List(
   }
   std::vector<redis::Command> reads;
   for (size_t i = 0; i < ids->size(); ++i) {
-    reads.push_back(
-        {"HGETALL",
-         layout::ApprovalKeyPrefix(options_.key_prefix, runs[i]) + (*ids)[i]});
+    reads.push_back({"HGETALL", layout::ApprovalKey(options_.key_prefix,
+                                                    runs[i], (*ids)[i])});
   }
   reads.push_back({"TIME"});
   auto replies = client_.Pipeline("approval_list", reads);
@@ -166,11 +164,9 @@ absl::StatusOr<RedisApprovalLedger::Loaded> RedisApprovalLedger::Load(
         absl::StrCat("run ", run_id, " has no approval ", approval_id));
   }
   auto replies = client_.Pipeline(
-      "approval_load",
-      {{"HGETALL",
-        layout::ApprovalKeyPrefix(options_.key_prefix, run_id) +
-            std::string(approval_id)},
-       {"TIME"}});
+      "approval_load", {{"HGETALL", layout::ApprovalKey(options_.key_prefix,
+                                                        run_id, approval_id)},
+                        {"TIME"}});
   if (!replies.ok()) return replies.status();
   const absl::Time now = ServerTime((*replies)[1]);
   // Without the store's clock no expiry could be judged.
@@ -206,10 +202,11 @@ absl::StatusOr<Approval> RedisApprovalLedger::Decide(
   if (run->type != redis::Reply::Type::kString || run->str.empty()) {
     return absl::NotFoundError(absl::StrCat("no approval ", approval_id));
   }
-  const std::string apr = layout::ApprovalKeyPrefix(prefix, run->str);
   auto reply = client_.Eval(
       redis_scripts::ApprovalDecide(),
-      {apr + std::string(approval_id), apr + "pending", apr + "same"},
+      {layout::ApprovalKey(prefix, run->str, approval_id),
+       layout::PendingApprovalsKey(prefix, run->str),
+       layout::SameApprovalKey(prefix, run->str)},
       {std::string(approval_id), approve ? "APPROVED" : "DENIED",
        std::string(approver), std::string(reason),
        absl::StrCat(absl::ToInt64Milliseconds(options_.keep_after_expiry)),

@@ -13,12 +13,14 @@
 //   P{R}:apr:pending    zset   the run's pending approval ids by expiry ms
 //   P{R}:apr:same       hash   tool "\0" sha1(arguments) -> pending id
 //   P{R}:apr:ids        zset   all the run's approval ids by creation ms
+//   P{R}:apr:waits      zset   the run's AwaitApproval slots by deadline ms
 //   P{c}:runs           zset   open run ids by lease expiry ms
 //   P{c}:tenant:<t>     zset   the tenant's open run ids, likewise
 //   P{c}:apri:<id>      string approval id -> its run id
 //   P{c}:apr:tenant:<t> zset   the tenant's pending approval ids by expiry
 //   P{c}:apr:all        zset   every approval held, by when it may go
 //   P:events            pub/sub an approval id, published when decided
+//   P:grant:<g>         string a mesh grant -> "<run id>\n<run token>"
 //   P{c}:snap:<sid>     hash   one snapshot's manifest (kSnapshot* fields)
 //   P{c}:snaps          zset   every stored snapshot id, score 0 (listed
 //                              in id order by ZRANGEBYLEX)
@@ -42,10 +44,26 @@ namespace redis_layout {
 inline std::string RunKey(absl::string_view prefix, absl::string_view run) {
   return absl::StrCat(prefix, "{", run, "}:run");
 }
-// The prefix of a run's approval keys: + id, + "pending", + "same".
-inline std::string ApprovalKeyPrefix(absl::string_view prefix,
+// A run's approval keys, P{R}:apr:*.
+inline std::string ApprovalKey(absl::string_view prefix, absl::string_view run,
+                               absl::string_view approval) {
+  return absl::StrCat(prefix, "{", run, "}:apr:", approval);
+}
+inline std::string PendingApprovalsKey(absl::string_view prefix,
+                                       absl::string_view run) {
+  return absl::StrCat(prefix, "{", run, "}:apr:pending");
+}
+inline std::string SameApprovalKey(absl::string_view prefix,
+                                   absl::string_view run) {
+  return absl::StrCat(prefix, "{", run, "}:apr:same");
+}
+inline std::string RunApprovalIdsKey(absl::string_view prefix,
                                      absl::string_view run) {
-  return absl::StrCat(prefix, "{", run, "}:apr:");
+  return absl::StrCat(prefix, "{", run, "}:apr:ids");
+}
+inline std::string RunWaitsKey(absl::string_view prefix,
+                               absl::string_view run) {
+  return absl::StrCat(prefix, "{", run, "}:apr:waits");
 }
 inline std::string RunsKey(absl::string_view prefix) {
   return absl::StrCat(prefix, "{c}:runs");
@@ -64,6 +82,9 @@ inline std::string AllApprovalsKey(absl::string_view prefix) {
 // Bytes of each approval held (id -> bytes) and their "total".
 inline std::string ApprovalBytesKey(absl::string_view prefix) {
   return absl::StrCat(prefix, "{c}:apr:bytes");
+}
+inline std::string GrantKey(absl::string_view prefix, absl::string_view grant) {
+  return absl::StrCat(prefix, "grant:", grant);
 }
 inline std::string EventsChannel(absl::string_view prefix) {
   return absl::StrCat(prefix, "events");
@@ -92,6 +113,17 @@ inline std::string SnapshotPinsKey(absl::string_view prefix,
                                    absl::string_view snapshot) {
   return absl::StrCat(prefix, "{c}:pins:", snapshot);
 }
+// Lua: now_ms(), the server's clock in ms (every time above is one), for
+// the scripts that read it: prepended to them after their "#!lua" line.
+// (Redis 7 replicates a script's effects, so a script may read TIME and
+// still write.)
+inline constexpr char kLuaNowMs[] = R"lua(
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+)lua";
+
 // Fields of P{c}:snap:<sid>, written once when the id is first stored.
 inline constexpr char kSnapshotManifest[] = "manifest";  // As submitted.
 inline constexpr char kSnapshotFormat[] = "format";  // ManifestFormat, int.

@@ -18,6 +18,13 @@
 namespace toolgate {
 namespace state {
 
+// The store answered `operation` in a shape its caller does not expect.
+inline absl::Status UnexpectedReply(const redis::Client& client,
+                                    absl::string_view operation) {
+  return absl::UnavailableError(
+      absl::StrCat(client.name(), ": unexpected reply to ", operation));
+}
+
 class ReplyReader {
  public:
   ReplyReader(const redis::Reply& reply, const redis::Client& client,
@@ -46,8 +53,7 @@ class ReplyReader {
   // Whether every String/Integer read found its type.
   bool ok() const { return ok_; }
   absl::Status Unexpected() const {
-    return absl::UnavailableError(absl::StrCat(
-        client_.name(), ": unexpected reply to ", operation_));
+    return UnexpectedReply(client_, operation_);
   }
 
  private:

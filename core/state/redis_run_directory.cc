@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/run/open_checks.h"
 #include "core/state/redis_layout.h"
+#include "core/state/redis_reply.h"
 #include "core/state/redis_run_directory_scripts.h"
 #include "core/state/redis_run_record.h"
 #include "core/state/redis_token.h"
@@ -76,11 +77,6 @@ int64_t RedisRunDirectory::TtlMs() const {
 }
 
 int64_t RedisRunDirectory::LeaseMs() const { return TtlMs() * 5 / 4; }
-
-absl::Status RedisRunDirectory::Malformed(absl::string_view what) const {
-  return absl::UnavailableError(
-      absl::StrCat(client_.name(), ": unexpected reply (", what, ")"));
-}
 
 absl::StatusOr<OpenedRun> RedisRunDirectory::Open(
     std::shared_ptr<const Snapshot> snapshot, absl::string_view model,
@@ -179,7 +175,7 @@ absl::Status RedisRunDirectory::AdmitVerdict(
     }
     return TenantFullError(tenant, held, options_.max_runs_per_tenant);
   }
-  return Malformed("run_admit");
+  return UnexpectedReply(client_, "run_admit");
 }
 
 absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::Authorize(
@@ -231,10 +227,17 @@ absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::Authorize(
 absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::AuthorizeAtCommit(
     absl::string_view run_id, absl::string_view token) const {
   if (token.empty()) return MissingTokenError();
-  std::optional<Cached> cached = Lookup(run_id);
-  if (cached && !LeaseDue(*cached, absl::Now()) &&
-      SecretsEqual(cached->token_hash, TokenHash(token))) {
-    return cached->run;
+  const std::string token_hash = TokenHash(token);
+  const absl::Time now = absl::Now();
+  {
+    // Checked in place: the common call copies one shared_ptr out, not
+    // the whole entry.
+    absl::MutexLock lock(&mu_);
+    auto it = cache_.find(run_id);
+    if (it != cache_.end() && !LeaseDue(it->second, now) &&
+        SecretsEqual(it->second.token_hash, token_hash)) {
+      return it->second.run;
+    }
   }
   return Authorize(run_id, token);
 }
@@ -263,12 +266,12 @@ absl::Status RedisRunDirectory::LoadVerdict(absl::string_view run_id,
   std::optional<std::string> verdict = Verdict(reply);
   if (verdict == "NOT_FOUND") return NoOpenRunError(run_id);
   if (verdict == "PERMISSION_DENIED") return TokenMismatchError();
-  if (verdict != "OK") return Malformed("run_load");
+  if (verdict != "OK") return UnexpectedReply(client_, "run_load");
   if (!with_fields) return absl::OkStatus();
   if (reply.elements.size() != 2 ||
       reply.elements[1].type != redis::Reply::Type::kArray ||
       reply.elements[1].elements.size() % 2 != 0) {
-    return Malformed("run_load: fields");
+    return UnexpectedReply(client_, "run_load: fields");
   }
   return absl::OkStatus();
 }
@@ -281,8 +284,7 @@ absl::Status RedisRunDirectory::Close(absl::string_view run_id,
   const std::string id(run_id);
   absl::StatusOr<std::vector<redis::Reply>> done = client_.Pipeline(
       "run_close", {{"DEL", RunKey(id)},
-                    {"DEL", layout::ApprovalKeyPrefix(options_.key_prefix, id) +
-                                "waits"},
+                    {"DEL", layout::RunWaitsKey(options_.key_prefix, id)},
                     {"ZREM", layout::RunsKey(options_.key_prefix), id},
                     {"ZREM", TenantKey(TenantOf(**run)), id},
                     {"ZREM", PinsKey((*run)->snapshot().id()), id}});
@@ -293,10 +295,14 @@ absl::StatusOr<std::shared_ptr<Run>> RedisRunDirectory::Build(
     absl::string_view run_id, const redis::Reply& fields,
     int64_t* ttl_ms) const {
   std::optional<RunRecord> record = ParseRunRecord(fields);
-  if (!record) return Malformed(absl::StrCat("run ", run_id, ": fields"));
+  if (!record) {
+    return UnexpectedReply(client_, absl::StrCat("run ", run_id, ": fields"));
+  }
   *ttl_ms = record->idle_ttl_ms > 0 ? record->idle_ttl_ms : TtlMs();
   auto window = output::OutputHealthWindow::Create(record->kill_switch);
-  if (!window.ok()) return Malformed(absl::StrCat("run ", run_id, ": ks"));
+  if (!window.ok()) {
+    return UnexpectedReply(client_, absl::StrCat("run ", run_id, ": ks"));
+  }
   absl::StatusOr<std::shared_ptr<const Snapshot>> snapshot =
       resolve_snapshot_(record->snapshot);
   if (!snapshot.ok()) return snapshot.status();

@@ -145,7 +145,6 @@ class RedisRunDirectory : public RunDirectory {
   void Remember(std::string run_id, Cached cached) const;
   void MarkLeased(absl::string_view run_id, absl::Time when) const;
   void Forget(absl::string_view run_id) const;
-  absl::Status Malformed(absl::string_view what) const;
 
   redis::Client& client_;
   const RedisRunDirectoryOptions options_;

@@ -2,19 +2,11 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/state/redis_layout.h"
 
 namespace toolgate {
 namespace state {
 namespace {
-
-// The server's clock in ms (Redis 7 replicates a script's effects, so a
-// script may read TIME and still write).
-constexpr char kNowMs[] = R"lua(
-local function now_ms()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-)lua";
 
 // Expiry of a lease zset: its newest lease, whichever replica took it
 // (replicas may disagree on the idle TTL while a config change rolls
@@ -29,8 +21,9 @@ end
 redis::Script MakeScript(absl::string_view name, absl::string_view body) {
   // "#!lua": a writer, refused under OOM before it runs; every script below
   // checks everything before its first write (Redis does not roll back).
-  return redis::Script(std::string(name),
-                       absl::StrCat("#!lua\n", kNowMs, kExpireAtLast, body));
+  return redis::Script(
+      std::string(name),
+      absl::StrCat("#!lua\n", redis_layout::kLuaNowMs, kExpireAtLast, body));
 }
 
 

@@ -273,6 +273,45 @@ TEST_F(RedisRunDirectoryTest, RunOpenedOnOneReplicaIsTheSameOnAnother) {
             absl::StatusCode::kPermissionDenied);
 }
 
+// AuthorizeAtCommit answers from the replica's copy only for the token
+// that copy was confirmed with, and without a round trip; any other token,
+// or a run the replica does not hold, goes to the store.
+TEST_F(RedisRunDirectoryTest, AuthorizeAtCommitSkipsTheStoreOnlyForItsToken) {
+  auto a = Replica();
+  auto b = Replica();
+  auto opened = OpenIn(*a);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  const std::string id = opened->run->id();
+  const auto round_trips = [&] {
+    const std::string stats = redis_->Cli({"INFO", "commandstats"});
+    const size_t at = stats.find("cmdstat_evalsha:calls=");
+    return at == std::string::npos
+               ? 0
+               : std::stoll(
+                     stats.substr(at + 22, stats.find(',', at) - at - 22));
+  };
+  ASSERT_EQ(redis_->Cli({"CONFIG", "RESETSTAT"}), "OK");
+  auto cached = a->AuthorizeAtCommit(id, opened->token);
+  ASSERT_TRUE(cached.ok()) << cached.status();
+  EXPECT_EQ(cached->get(), opened->run.get());
+  EXPECT_EQ(round_trips(), 0);
+  EXPECT_EQ(a->AuthorizeAtCommit(id, "x").status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(a->AuthorizeAtCommit(id, "").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(round_trips(), 1);  // "x" was asked of the store.
+  auto built = b->AuthorizeAtCommit(id, opened->token);
+  ASSERT_TRUE(built.ok()) << built.status();
+  EXPECT_NE(built->get(), opened->run.get());
+  EXPECT_GT(round_trips(), 1);
+  EXPECT_EQ(b->AuthorizeAtCommit(id, "x").status().code(),
+            absl::StatusCode::kPermissionDenied);
+  // Closed: the closing replica's copy goes with it.
+  ASSERT_TRUE(a->Close(id, opened->token).ok());
+  EXPECT_EQ(a->AuthorizeAtCommit(id, opened->token).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
 // An open run pins its snapshot in the store, for DeleteSnapshot on any
 // replica; the pin goes with the run. A snapshot the store no longer has
 // takes no new run (DeleteSnapshot checks the pins atomically with this).

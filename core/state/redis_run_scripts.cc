@@ -1,14 +1,12 @@
 #include "core/state/redis_run_scripts.h"
 
+#include "absl/strings/str_cat.h"
+#include "core/state/redis_layout.h"
+
 namespace toolgate {
 namespace state {
 namespace redis_scripts {
 namespace {
-
-// Shared by the scripts: the server's clock in ms.
-#define TG_NOW \
-  "local t = redis.call('TIME')\n" \
-  "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
 
 // KEYS: 1 run, 2 approval (the presented or the new id; the run key when
 // none), 3 the run's pending approvals (zset by expiry), 4 pending ids by
@@ -20,7 +18,8 @@ namespace {
 // token's hash (always checked), 14 number of
 // budget charges, then 4 per charge: tool, class (0..2), tool limit,
 // class limit.
-constexpr char kCallCommit[] = R"lua(#!lua
+// Run with now_ms() (redis_layout.h).
+constexpr char kCallCommit[] = R"lua(
 local run = KEYS[1]
 local f = redis.call('HMGET', run, 'tok', 'maxrej', 'rej', 'brk', 'ro',
                      'ttl')
@@ -32,10 +31,6 @@ local rej = tonumber(f[3] or '0')
 if f[4] == '1' then return {'STOP', maxrej} end
 -- The server's clock, read only by the approval paths (the common turn
 -- asks nothing of it).
-local function now_ms()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
 local now = 0
 if ARGV[5] == 'request' or ARGV[5] == 'consume' then now = now_ms() end
 local ro = f[5] == '1'
@@ -242,9 +237,9 @@ return 'OK'
 // decided), 3 the new id's index entry, 4 the bytes of every approval
 // held (hash: id -> bytes, and "total"). ARGV: 1 id, 2 run id, 3 approval
 // TTL ms, 4 keep after expiry ms, 5 tenant cap, 6 global cap, 7 this
-// approval's bytes, 8 byte cap.
-constexpr char kApprovalAdmit[] = R"lua(#!lua
-)lua" TG_NOW R"lua(
+// approval's bytes, 8 byte cap. Run with now_ms().
+constexpr char kApprovalAdmit[] = R"lua(
+local now = now_ms()
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 -- Dropped approvals give their bytes back (at most --max_approvals of
 -- them, once each; in slices, as Lua's unpack takes at most ~8000).
@@ -325,9 +320,9 @@ return 1
 // KEYS: 1 approval, 2 the run's pending approvals, 3 pending ids by tool
 // and arguments. ARGV: 1 id, 2 APPROVED|DENIED, 3 approver, 4 reason,
 // 5 keep after expiry ms, 6 the channel AwaitApproval listens on.
-// Returns the approval's fields after.
-constexpr char kApprovalDecide[] = R"lua(#!lua
-)lua" TG_NOW R"lua(
+// Returns the approval's fields after. Run with now_ms().
+constexpr char kApprovalDecide[] = R"lua(
+local now = now_ms()
 local a = redis.call('HMGET', KEYS[1], 'state', 'expires', 'tool', 'args')
 if not a[1] then return {'NOTFOUND'} end
 local st = a[1]
@@ -347,10 +342,10 @@ return {'OK', redis.call('HGETALL', KEYS[1])}
 )lua";
 
 // KEYS: 1 run, 2 the run's waits (zset by deadline ms). ARGV: 1 wait id,
-// 2 max, 3 how long it may wait, ms.
-constexpr char kWaitBegin[] = R"lua(#!lua
+// 2 max, 3 how long it may wait, ms. Run with now_ms().
+constexpr char kWaitBegin[] = R"lua(
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOTFOUND'} end
-)lua" TG_NOW R"lua(
+local now = now_ms()
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return {'FULL'} end
 local deadline = now + math.floor(tonumber(ARGV[3]))
@@ -362,13 +357,16 @@ redis.call('PEXPIREAT', KEYS[2], expire)
 return {'OK'}
 )lua";
 
-#undef TG_NOW
+// A writer script whose body calls now_ms().
+redis::Script* WithNow(const char* name, const char* body) {
+  return new redis::Script(
+      name, absl::StrCat("#!lua\n", redis_layout::kLuaNowMs, body));
+}
 
 }  // namespace
 
 const redis::Script& CallCommit() {
-  static const redis::Script* script =
-      new redis::Script("call_commit", kCallCommit);
+  static const redis::Script* script = WithNow("call_commit", kCallCommit);
   return *script;
 }
 
@@ -392,7 +390,7 @@ const redis::Script& RunReset() {
 
 const redis::Script& ApprovalAdmit() {
   static const redis::Script* script =
-      new redis::Script("approval_admit", kApprovalAdmit);
+      WithNow("approval_admit", kApprovalAdmit);
   return *script;
 }
 
@@ -403,14 +401,13 @@ const redis::Script& ApprovalUnadmit() {
 }
 
 const redis::Script& WaitBegin() {
-  static const redis::Script* script =
-      new redis::Script("wait_begin", kWaitBegin);
+  static const redis::Script* script = WithNow("wait_begin", kWaitBegin);
   return *script;
 }
 
 const redis::Script& ApprovalDecide() {
   static const redis::Script* script =
-      new redis::Script("approval_decide", kApprovalDecide);
+      WithNow("approval_decide", kApprovalDecide);
   return *script;
 }
 

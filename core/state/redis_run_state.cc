@@ -117,11 +117,14 @@ absl::StatusOr<redis::Reply> RedisRunState::Commit(
     const Run& run, const CallPlan& plan, const std::string& approval_id,
     bool admitted) {
   const std::string& prefix = options_.key_prefix;
-  const std::string apr = layout::ApprovalKeyPrefix(prefix, run.id());
   const std::string run_key = layout::RunKey(prefix, run.id());
   const std::vector<std::string> keys = {
-      run_key, approval_id.empty() ? run_key : apr + approval_id,
-      apr + "pending", apr + "same", apr + "ids"};
+      run_key,
+      approval_id.empty() ? run_key
+                          : layout::ApprovalKey(prefix, run.id(), approval_id),
+      layout::PendingApprovalsKey(prefix, run.id()),
+      layout::SameApprovalKey(prefix, run.id()),
+      layout::RunApprovalIdsKey(prefix, run.id())};
   std::vector<std::string> args = {
       run.id(),
       plan.allowable ? "1" : "0",
@@ -243,8 +246,7 @@ void RedisRunState::RefundCall(Run& run, const CallPlan& plan,
   const std::string run_key = layout::RunKey(prefix, run.id());
   const std::vector<std::string> keys = {
       run_key, outcome.approval_consumed
-                   ? layout::ApprovalKeyPrefix(prefix, run.id()) +
-                         outcome.approval_id
+                   ? layout::ApprovalKey(prefix, run.id(), outcome.approval_id)
                    : run_key};
   std::vector<std::string> args = {outcome.approval_consumed ? "1" : "0"};
   AddCharges(outcome.budget_spent ? plan.charges : std::vector<BudgetCharge>(),
@@ -294,8 +296,7 @@ absl::StatusOr<bool> RedisRunState::BeginWait(Run& run, int max,
   // holding the slot then.
   absl::StatusOr<redis::Reply> reply = client_.Eval(
       redis_scripts::WaitBegin(),
-      {layout::RunKey(prefix, run.id()),
-       layout::ApprovalKeyPrefix(prefix, run.id()) + "waits"},
+      {layout::RunKey(prefix, run.id()), layout::RunWaitsKey(prefix, run.id())},
       {*id, absl::StrCat(max), absl::StrCat(Ms(timeout) + 1000)});
   if (!reply.ok()) return reply.status();
   ReplyReader r(*reply, client_, "wait_begin");
@@ -310,9 +311,7 @@ void RedisRunState::EndWait(Run& run, const std::string& ticket) {
   // Best effort: a slot not given back lapses at its deadline.
   client_
       .Run("wait_end",
-           {"ZREM",
-            layout::ApprovalKeyPrefix(options_.key_prefix, run.id()) + "waits",
-            ticket})
+           {"ZREM", layout::RunWaitsKey(options_.key_prefix, run.id()), ticket})
       .IgnoreError();
 }
 

@@ -53,17 +53,16 @@ return {'OK', redis.call('HGET', KEYS[1], 'name')}
 // while a run open on any replica pins the id or a loaded name points at
 // it, else removes it with every name pointing at it. Names are found
 // by a scan of the names hash: deletes are rare admin calls, and a
-// reverse index would be one more key each rebind must keep right.
-constexpr char kSnapDelete[] = R"lua(#!lua
+// reverse index would be one more key each rebind must keep right. Run
+// with now_ms() (redis_layout.h).
+constexpr char kSnapDelete[] = R"lua(
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'NOTFOUND'} end
 for i = 3, #ARGV - 1, 2 do
   if redis.call('ZSCORE', KEYS[4], ARGV[i]) == ARGV[i + 1] then
     redis.call('ZREM', KEYS[4], ARGV[i])
   end
 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now_ms())
 local pins = redis.call('ZCARD', KEYS[4])
 if pins > 0 then return {'PINNED', pins} end
 local all = redis.call('HGETALL', KEYS[3])
@@ -90,8 +89,9 @@ const redis::Script& SnapPublish() {
 }
 
 const redis::Script& SnapDelete() {
-  static const redis::Script* script =
-      new redis::Script("snap_delete", kSnapDelete);
+  static const redis::Script* script = new redis::Script(
+      "snap_delete",
+      absl::StrCat("#!lua\n", redis_layout::kLuaNowMs, kSnapDelete));
   return *script;
 }
 
@@ -114,12 +114,6 @@ std::vector<std::string> RedisSnapshotBacking::Keys(
   return {redis_layout::SnapshotKey(prefix_, id),
           redis_layout::SnapshotsKey(prefix_),
           redis_layout::SnapshotNamesKey(prefix_)};
-}
-
-absl::Status RedisSnapshotBacking::Unexpected(
-    absl::string_view operation) const {
-  return absl::UnavailableError(absl::StrCat(
-      client_.name(), ": unexpected reply to ", operation));
 }
 
 absl::StatusOr<std::string> RedisSnapshotBacking::Publish(
@@ -158,7 +152,7 @@ absl::StatusOr<std::string> RedisSnapshotBacking::ResolveName(
   const size_t colon = reply->str.find(':');
   if (reply->type != redis::Reply::Type::kString ||
       colon == std::string::npos) {
-    return Unexpected("snap_name");
+    return UnexpectedReply(client_, "snap_name");
   }
   return reply->str.substr(colon + 1);
 }
@@ -211,13 +205,13 @@ absl::StatusOr<std::vector<std::string>> RedisSnapshotBacking::GoneRuns(
   if (!leases.ok()) return leases.status();
   const std::vector<redis::Reply>& e = leases->elements;
   if (leases->type != redis::Reply::Type::kArray || e.size() % 2 != 0) {
-    return Unexpected("snap_delete: pins");
+    return UnexpectedReply(client_, "snap_delete: pins");
   }
   std::vector<redis::Command> exists;
   for (size_t i = 0; i < e.size(); i += 2) {
     if (e[i].type != redis::Reply::Type::kString ||
         e[i + 1].type != redis::Reply::Type::kString) {
-      return Unexpected("snap_delete: pins");
+      return UnexpectedReply(client_, "snap_delete: pins");
     }
     exists.push_back({"EXISTS", redis_layout::RunKey(prefix_, e[i].str)});
   }
@@ -226,11 +220,13 @@ absl::StatusOr<std::vector<std::string>> RedisSnapshotBacking::GoneRuns(
   absl::StatusOr<std::vector<redis::Reply>> found =
       client_.Pipeline("snap_delete", exists);
   if (!found.ok()) return found.status();
-  if (found->size() != exists.size()) return Unexpected("snap_delete: runs");
+  if (found->size() != exists.size()) {
+    return UnexpectedReply(client_, "snap_delete: runs");
+  }
   for (size_t i = 0; i < found->size(); ++i) {
     const redis::Reply& r = (*found)[i];
     if (r.type != redis::Reply::Type::kInteger) {
-      return Unexpected("snap_delete: runs");
+      return UnexpectedReply(client_, "snap_delete: runs");
     }
     if (r.integer == 0) {
       gone.push_back(e[2 * i].str);
@@ -285,9 +281,13 @@ absl::StatusOr<std::vector<std::string>> RedisSnapshotBacking::ListIds(
       "snap_list", {"ZRANGEBYLEX", redis_layout::SnapshotsKey(prefix_), min,
                     "+", "LIMIT", "0", absl::StrCat(max)});
   if (!reply.ok()) return reply.status();
-  if (reply->type != redis::Reply::Type::kArray) return Unexpected("snap_list");
+  if (reply->type != redis::Reply::Type::kArray) {
+    return UnexpectedReply(client_, "snap_list");
+  }
   for (const redis::Reply& e : reply->elements) {
-    if (e.type != redis::Reply::Type::kString) return Unexpected("snap_list");
+    if (e.type != redis::Reply::Type::kString) {
+      return UnexpectedReply(client_, "snap_list");
+    }
     ids.push_back(e.str);
   }
   return ids;

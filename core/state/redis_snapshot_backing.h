@@ -47,7 +47,6 @@ class RedisSnapshotBacking : public SnapshotBacking {
  private:
   // KEYS of the writers: the snapshot, the id index, the names.
   std::vector<std::string> Keys(absl::string_view id) const;
-  absl::Status Unexpected(absl::string_view operation) const;
   // snap_delete, dropping first the leases `drop` (run id, lease, ...)
   // that are still exactly those.
   absl::StatusOr<redis::Reply> DeleteOnce(absl::string_view id,
